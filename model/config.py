@@ -1,0 +1,204 @@
+"""Bounds of one exploration, and the rules the model's participants follow.
+
+``Config`` is *how much* may happen (clients, prompts, faults): every budget is a
+bound that keeps the state space finite. ``Rules`` is *what* the participants
+do where a spec variant or a seeded bug differs from the RFD: the composed model
+(``system.py``) asks the rules at each point of choice, so a variant or a bug is
+a small value, not a fork of the model.
+
+Both are frozen, hashable values; ``Config.validate`` gives a one-line error for
+out-of-range values (the CLI turns it into exit status 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from .machines import STOP_REASONS
+
+__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "LIMITS"]
+
+
+class ConfigError(ValueError):
+    """A configuration value is out of range; the message is one line."""
+
+
+#: Inclusive ranges for the integer bounds. Beyond them the state space is too
+#: large for an exhaustive search on a 2-core machine (or the model does not
+#: define the value: the alphabet has three symbols).
+LIMITS: dict[str, tuple[int, int]] = {
+    "clients": (1, 3),
+    "prompts": (0, 3),
+    "tool_calls": (0, 2),
+    "permissions": (0, 2),
+    "failures": (0, 3),
+    "cancels": (0, 3),
+    "resumes": (0, 3),
+    "restarts": (0, 2),
+    "losses": (0, 3),
+    "imports": (0, 2),
+    "agent_work": (0, 2),
+    "retries": (0, 2),
+}
+
+#: Prompt contents. "a" and "b" are ordinary prompts; "/c" is a locally handled
+#: command ("Locally handled commands follow the same rule by inserting a
+#: live-only user message").
+ALPHABET = ("a", "b", "/c")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """How much may happen in one exploration. Every field is a budget."""
+
+    name: str = "custom"
+    clients: int = 1
+    #: prompts each client may submit (retries not counted)
+    prompts: int = 1
+    #: prompt contents each submission chooses from (a tuple of ALPHABET symbols)
+    alphabet: tuple[str, ...] = ("a",)
+    #: tool calls over the whole run
+    tool_calls: int = 0
+    #: permission requests (running -> requires_action) over the whole run
+    permissions: int = 0
+    #: provider failures over the whole run (at any point: before insertion,
+    #: after insertion before the response, while work runs or is cancelled, or
+    #: while idle)
+    failures: int = 0
+    #: client cancels: `$/cancel_request` and `session/cancel` share this budget
+    cancels: int = 0
+    #: `session/resume` requests (a client resumes after losing its connection)
+    resumes: int = 0
+    #: agent process restarts (live-only messages forgotten, connections lost)
+    restarts: int = 0
+    #: connection losses (undelivered messages dropped both ways)
+    losses: int = 0
+    #: imported messages (an agent-generated ID with no prompt response)
+    imports: int = 0
+    #: pieces of agent-initiated foreground work (no prompt)
+    agent_work: int = 0
+    #: client retries of a submission whose response was lost
+    retries: int = 0
+    #: stop reasons a normal end of work may carry (error/cancelled come from
+    #: failures and cancels); one is enough unless stop reasons are the subject
+    stop_reasons: tuple[str, ...] = ("end_turn",)
+    #: explore holding a prompt before insertion (as distinct from leaving it received)
+    hold: bool = False
+    #: explore reserving an ID before insertion
+    reserve: bool = True
+    #: explore foreground work that starts before insertion (a foreground hook)
+    hook: bool = True
+    #: explore live-only (not retained) insertion of ordinary prompts; commands
+    #: are always explored both ways
+    live_only: bool = True
+    #: explore streamed (`user_message_chunk`) echoes beside whole `user_message`
+    chunks: bool = True
+    #: agent -> client messages wait in a FIFO channel until a delivery step
+    #: (True), or reach the client in the step that sends them (False: see
+    #: docs/model.md, "Instant delivery to clients", for why the verdicts agree)
+    down_latency: bool = True
+
+    def validate(self) -> "Config":
+        """Return self, or raise ConfigError naming the first bad field."""
+        for f in fields(self):
+            if f.name in LIMITS:
+                lo, hi = LIMITS[f.name]
+                value = getattr(self, f.name)
+                if not isinstance(value, int) or not lo <= value <= hi:
+                    raise ConfigError(f"{f.name}={value!r} is out of range {lo}..{hi}")
+        if not self.alphabet or any(s not in ALPHABET for s in self.alphabet):
+            raise ConfigError(f"alphabet={self.alphabet!r}: symbols must come from {ALPHABET}")
+        bad = [r for r in self.stop_reasons if r not in STOP_REASONS or r in ("error", "cancelled")]
+        if not self.stop_reasons or bad:
+            raise ConfigError(
+                f"stop_reasons={self.stop_reasons!r}: choose from end_turn, max_tokens, "
+                "max_turn_requests, refusal (error and cancelled come from failures and cancels)"
+            )
+        return self
+
+    def with_(self, **changes) -> "Config":
+        """A copy with some bounds changed, validated."""
+        return replace(self, **changes).validate()
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """What the participants do at each point where a variant or a bug differs.
+
+    The default value is the RFD as written. Every field documents the RFD
+    reading it encodes; a spec variant or a seeded bug changes a few fields.
+    """
+
+    name: str = "rfd"
+
+    # --- prompt response -------------------------------------------------
+    #: when the agent may answer successfully: "insertion" (RFD), "receipt"
+    #: (before insertion), "reserve" (when it reserves an ID)
+    respond_at: str = "insertion"
+    #: code the agent answers an inserted-but-unanswered prompt with when a
+    #: failure or `$/cancel_request` comes before the response; 0 = it answers
+    #: success (RFD: "MUST NOT report a later failure as an error response")
+    error_after_insertion: int = 0
+    #: answer `$/cancel_request` with -32800 even after insertion
+    cancel_after_insertion: bool = False
+
+    # --- message IDs -------------------------------------------------------
+    #: how IDs are made: "counter" (fresh, persisted across restart),
+    #: "content" (same content -> same ID), "restart-resets" (counter forgotten
+    #: at restart)
+    id_scheme: str = "counter"
+    #: echo under the returned ID (False: under another ID)
+    echo_same_id: bool = True
+    #: echo inserted messages at all
+    echo: bool = True
+
+    # --- ending work -------------------------------------------------------
+    #: send an idle after a failure ends work
+    idle_after_failure: bool = True
+    #: stop reason when a failure happens during cancellation (abort raised)
+    abort_stop_reason: str = "cancelled"
+    #: stop reason for cancelled work
+    cancel_stop_reason: str = "cancelled"
+    #: after ending cancelled work, also send a second idle with this reason
+    #: when the next prompt arrives ("" = never)
+    second_stop_reason: str = ""
+    #: keep one tool call of ended work alive and update it after the idle
+    tool_update_after_idle: bool = False
+    #: put an error object beside a normal stop reason
+    error_beside_stop_reason: bool = False
+    #: give unfinished tool calls a terminal status before an error idle
+    fail_tools_before_error_idle: bool = True
+
+    # --- cancellation ----------------------------------------------------
+    #: `session/cancel` also rejects prompts not yet inserted with -32800:
+    #: "may" (RFD: the agent may do so, as internal cancellation) or "must" (2.4.0)
+    cancel_rejects_held: str = "may"
+
+    # --- resume and replay -------------------------------------------------
+    #: send a current `state_update` after replay and before the resume
+    #: response: "may" (RFD leaves it open) or "must" (2.4.0)
+    resume_snapshot: str = "may"
+    #: send `user_message` with `content: []` before replayed chunks
+    replay_reset: bool = True
+    #: replay retained messages under their original IDs
+    replay_same_id: bool = True
+    #: execute a replayed command again
+    replay_executes_commands: bool = False
+    #: replay even when `replayFrom` is omitted
+    replay_without_replay_from: bool = False
+
+    # --- clients -----------------------------------------------------------
+    #: how a client associates its submission with a message: "response"
+    #: (RFD), "content" (first echo with equal content), "order" (next echo)
+    client_associates_by: str = "response"
+    #: on the response, drop the optimistic copy when the echo came first
+    client_reconciles: bool = True
+    #: a replayed user message carries the submission's correlation token
+    #: (the FAQ's possible future client-generated token)
+    correlation_token: bool = False
+
+    def with_(self, **changes) -> "Rules":
+        return replace(self, **changes)
+
+
+RFD_RULES = Rules()

@@ -1,0 +1,892 @@
+"""The composed system: one session, one agent, N clients, FIFO channels.
+
+Rule 1: every step of the composed model is a function of (state, Config,
+Rules) defined in this file. A step returns the next state and the messages the
+agent emitted in it; nothing else is remembered. Properties (``properties.py``)
+and explorers (``sims/``) only read states and steps.
+
+Rule 2: the component lifecycles are not written here: a request's phase, the
+foreground state, a tool call's status and a submission's status move only
+through the tables of ``machines.py``. Ghost fields (marked ``ghost``) record
+facts a property needs and the participants never read.
+
+Theory of operation (the RFD's sequence, in the model's terms)::
+
+    client                      agent
+      | session/prompt  ---->     received -> [held] -> [reserved]
+      |                           inserted  (message gets its ID, joins the conversation)
+      | <---- result{messageId}   answered  (any time after insertion)
+      | <---- user_message(_chunk) (any time after insertion, to every attached client)
+      | <---- state_update running / requires_action / idle{stopReason[, error]}
+
+* Each client has its own connection: one FIFO channel each way (``up`` to the
+  agent, ``down`` to the client). Delivering the head of a channel is a step of
+  its own, so every interleaving of the two directions and of the clients is
+  explored. A lost connection drops what both channels still hold.
+* The agent is *every agent the RFD allows*: wherever the RFD leaves a choice
+  (hold or insert at once, reserve an ID, retain or not, echo before or after the
+  response, whole message or chunk, running before insertion, tool calls,
+  permission requests, when work ends, failures at any point, agent-initiated
+  work, internal cancellation of a prompt not yet inserted), each choice is a
+  separate step.
+* A correct client keeps what the RFD says a client keeps: its submissions and
+  their (request id -> messageId) association, a view of the conversation with
+  optimistic entries for its pending submissions, and the last foreground state
+  it saw. Message updates follow the 2.4.0 upsert rules: ``content`` replaces
+  (``[]`` clears), chunks append.
+
+Abstractions, and why they are safe:
+
+1. Message content is one symbol, and a streamed echo is one chunk. Every rule
+   about chunks is about *whether* content is appended or replaced, which one
+   chunk already shows (a duplicate is ``("a", "a")``).
+2. The agent broadcasts an update to all attached clients in one step. Each
+   connection is still its own FIFO channel and delivery interleaves freely, so
+   no ordering a real agent could produce on one connection is lost.
+3. Budgets (``Config``) bound everything that could repeat. A property that
+   fails only beyond a bound is not seen: raise the bound (``wide``) or use the
+   Hypothesis explorer of a later issue.
+4. JSON-RPC request ids count up per client for the whole run, across
+   reconnections; each client starts at 1, so two clients do share ids.
+5. Tool call ids and permission request ids are global counters: their values
+   carry no meaning the rules read.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .config import Config, Rules
+from .machines import FOREGROUND, REQUEST, SUBMISSION, TOOL
+
+__all__ = [
+    "Req",
+    "Msg",
+    "Work",
+    "Agent",
+    "Sub",
+    "Client",
+    "Used",
+    "System",
+    "initial_state",
+    "successors",
+    "Step",
+    "ERR_CANCELLED",
+    "ERR_INVALID",
+    "ERR_FAILURE",
+]
+
+# JSON-RPC error codes the model uses.
+ERR_CANCELLED = -32800  # request cancelled ($/cancel_request, session/cancel)
+ERR_INVALID = -32602  # rejected before insertion (invalid input, busy, failure)
+ERR_FAILURE = -32000  # provider failure after insertion ("Authentication required")
+ERR_INTERNAL = -32603  # error object put beside a normal stop reason by a bug
+
+IDLE, RUNNING, REQUIRES_ACTION = "idle", "running", "requires_action"
+NOT_INSERTED = ("received", "held", "reserved")
+
+
+class Req(NamedTuple):
+    """A ``session/prompt`` as the agent received it."""
+
+    cid: int  # client index
+    rid: int  # JSON-RPC request id
+    content: str
+    phase: str  # PromptRequestMachine state
+    mid: int  # message id (0 = none yet)
+    answers: tuple  # ghost: every response sent, ("ok", mid) or ("err", code)
+    orphan: bool  # its connection is gone: a response would go nowhere
+    ins: bool  # ghost: was ever inserted
+    hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
+
+
+class Msg(NamedTuple):
+    """A message in the agent's conversation."""
+
+    mid: int
+    content: str
+    retained: bool  # False: live-only (never replayed)
+    origin: int  # index of its request in Agent.reqs, -1 for imported messages
+    kind: str  # "prompt" | "command" | "import"
+    owed: int  # bitmask of clients that are owed the live echo
+    runs: int  # ghost: how often a command was executed
+
+
+class Work(NamedTuple):
+    """The foreground work in progress."""
+
+    serial: int  # ghost: counts pieces of work
+    inputs: tuple  # message ids this work processes
+    tools: tuple  # ((tool id, ToolCallMachine state), ...)
+    cancelling: bool  # session/cancel received
+    failed: bool  # a failure ended it (only seen by buggy agents that keep it)
+    perm: int  # outstanding permission request id (0 = none)
+
+
+class Agent(NamedTuple):
+    fg: str  # the foreground state last reported (ForegroundMachine state)
+    stop: str  # stop reason of the last idle reported ("" none)
+    work: Work | None
+    reqs: tuple  # (Req, ...) in order of receipt
+    conv: tuple  # (Msg, ...) the conversation, in order
+    pending: tuple  # inserted message ids no work has taken yet (sorted)
+    next_id: int  # message id counter
+    attached: int  # bitmask of clients whose connection resumed the session
+    issued: tuple  # ghost: ((mid, origin), ...) every ID ever assigned (sorted)
+    ended_tools: frozenset  # ghost: tool ids of work that has ended
+    stragglers: tuple  # tool ids a buggy agent keeps updating after the idle
+    serial: int  # serial of the last work begun
+
+
+class Sub(NamedTuple):
+    """A prompt as the submitting client sees it."""
+
+    rid: int
+    content: str
+    status: str  # SubmissionMachine state
+    mid: int  # associated message id (0 = none)
+    retry_of: int  # rid of the lost submission this one retries (0 = none)
+
+
+class Client(NamedTuple):
+    connected: bool
+    resuming: int  # 0, or 1 (resume without replay) / 2 (with replay) awaiting its response
+    replayed: bool  # completed a resume with replay on this connection
+    # ((key, content tuple, optimistic), ...) sorted by key; key = mid, or -rid
+    # for a submission not yet associated. Sorted, not in arrival order: no
+    # rule here reads placement, and the order would multiply states.
+    view: tuple
+    subs: tuple  # (Sub, ...)
+    fg: str  # last foreground state seen
+    perms: tuple  # permission request ids awaiting an answer
+    next_rid: int
+    submitted: int  # prompts submitted (retries not counted)
+
+
+class Used(NamedTuple):
+    """How much of each Config budget has been spent."""
+
+    failures: int = 0
+    cancels: int = 0
+    resumes: int = 0
+    restarts: int = 0
+    losses: int = 0
+    imports: int = 0
+    agent_work: int = 0
+    tools: int = 0
+    perms: int = 0
+    retries: int = 0
+
+
+class System(NamedTuple):
+    agent: Agent
+    clients: tuple  # (Client, ...)
+    up: tuple  # per client: messages client -> agent, head first
+    down: tuple  # per client: messages agent -> client, head first
+    used: Used
+
+
+class Step(NamedTuple):
+    """One transition: the action's label, the next state, what the agent sent."""
+
+    action: tuple  # ("ActorVerb", args...)
+    state: System
+    emitted: tuple  # ((client index, message), ...) sent by the agent, in order
+
+
+# ---------------------------------------------------------------------------
+# Messages. Client -> agent:
+#   ("prompt", rid, content)          session/prompt
+#   ("cancel_req", rid)               $/cancel_request for a prompt
+#   ("cancel", serial)                session/cancel (serial: ghost, the work running when sent)
+#   ("perm_ans", pid)                 response to session/request_permission
+#   ("resume", rid, replay)           session/resume [replayFrom: {type: "start"}]
+# Agent -> client:
+#   ("ok", rid, mid)                  session/prompt result {messageId}
+#   ("err", rid, code)                session/prompt error response
+#   ("um", mid, content, replay, token)  user_message (content: tuple; () = [])
+#   ("chunk", mid, symbol, replay)    user_message_chunk
+#   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
+#   ("tool", tid, status)             tool_call / tool_call_update
+#   ("perm", pid)                     session/request_permission
+#   ("notice",)                       notice (advisory)
+#   ("resumed", rid)                  session/resume result
+# ---------------------------------------------------------------------------
+
+
+def initial_state(cfg: Config) -> System:
+    """A new session: idle, every client attached, nothing sent yet."""
+    n = cfg.clients
+    client = Client(True, 0, False, (), (), IDLE, (), 1, 0)
+    agent = Agent(IDLE, "", None, (), (), (), 1, (1 << n) - 1, (), frozenset(), (), 0)
+    return System(agent, (client,) * n, ((),) * n, ((),) * n, Used())
+
+
+def _set(t: tuple, i: int, v) -> tuple:
+    return t[:i] + (v,) + t[i + 1 :]
+
+
+class _Out:
+    """Accumulates what the agent sends in one step."""
+
+    __slots__ = ("down", "emitted", "attached")
+
+    def __init__(self, s: System):
+        self.down = list(s.down)
+        self.emitted: list = []
+        self.attached = s.agent.attached
+
+    def send(self, cid: int, msg: tuple) -> None:
+        self.down[cid] = self.down[cid] + (msg,)
+        self.emitted.append((cid, msg))
+
+    def broadcast(self, msg: tuple, mask: int | None = None) -> None:
+        mask = self.attached if mask is None else mask & self.attached
+        cid = 0
+        while mask:
+            if mask & 1:
+                self.send(cid, msg)
+            mask >>= 1
+            cid += 1
+
+
+def _content_id(content: str) -> int:
+    # The "same content, same ID" bug: an ID derived from the content.
+    return 100 + "ab/ci".index(content[0])
+
+
+def _new_id(agent: Agent, rules: Rules, content: str) -> tuple[int, int]:
+    """(message id, next counter)."""
+    if rules.id_scheme == "content":
+        return _content_id(content), agent.next_id
+    return agent.next_id, agent.next_id + 1
+
+
+def _other_id(mid: int) -> int:
+    # "Another ID" for the bugs that echo or replay under a different ID.
+    return mid + 50
+
+
+# ---------------------------------------------------------------------------
+# Successors
+# ---------------------------------------------------------------------------
+
+
+def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
+    """Every step enabled in ``s``, in a deterministic order."""
+    out: list[Step] = []
+    _transport(s, cfg, rules, out)
+    _agent_prompts(s, cfg, rules, out)
+    _agent_work(s, cfg, rules, out)
+    _agent_faults(s, cfg, rules, out)
+    _clients(s, cfg, rules, out)
+    if not cfg.down_latency:
+        out = [_flush(step, rules) for step in out]
+    return out
+
+
+def _flush(step: Step, rules: Rules) -> Step:
+    """Deliver everything the step sent to the clients at once (down_latency=False)."""
+    s = step.state
+    if not any(s.down):
+        return step
+    clients = list(s.clients)
+    for c, chan in enumerate(s.down):
+        for msg in chan:
+            clients[c] = _client_receive(s, c, clients[c], msg, rules)
+    return step._replace(state=s._replace(clients=tuple(clients), down=((),) * len(clients)))
+
+
+# --- transport ----------------------------------------------------------------
+
+
+def _transport(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    for c in range(len(s.clients)):
+        if s.up[c]:
+            _agent_receive(s, c, rules, out)
+        if s.down[c]:
+            msg = s.down[c][0]
+            clients = _set(s.clients, c, _client_receive(s, c, s.clients[c], msg, rules))
+            nxt = s._replace(clients=clients, down=_set(s.down, c, s.down[c][1:]))
+            out.append(Step(("ClientReceive", c, msg[0]), nxt, ()))
+
+
+def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
+    """The agent handles the head of client c's channel."""
+    msg = s.up[c][0]
+    s = s._replace(up=_set(s.up, c, s.up[c][1:]))
+    a = s.agent
+    kind = msg[0]
+    label = ("AgentReceive", c, kind)
+    o = _Out(s)
+    if kind == "prompt":
+        req = Req(c, msg[1], msg[2], "received", 0, (), False, False, False)
+        idx = len(a.reqs)
+        a = a._replace(reqs=a.reqs + (req,))
+        if rules.respond_at == "receipt":
+            a = _reserve(a, idx, rules)
+            a = _answer(a, idx, o, ("ok", a.reqs[idx].mid))
+        if rules.second_stop_reason and a.fg == IDLE and a.stop == rules.cancel_stop_reason:
+            # claude-agent-acp#551: a late second stop reason for work already ended.
+            o.broadcast(("state", IDLE, rules.second_stop_reason, 0))
+            a = a._replace(stop=rules.second_stop_reason)
+    elif kind == "cancel_req":
+        idx = _find_req(a, c, msg[1])
+        if idx is not None:
+            req = a.reqs[idx]
+            if req.phase in NOT_INSERTED:
+                # "$/cancel_request ... answers session/prompt with -32800 only before insertion"
+                a = _reject(a, idx, o, ERR_CANCELLED)
+            elif rules.cancel_after_insertion and req.phase in ("inserted", "answered"):
+                a = _answer(a, idx, o, ("err", ERR_CANCELLED))
+            # else: inserted already -- the request still succeeds with its messageId.
+    elif kind == "cancel":
+        w = a.work
+        if w is not None and not w.cancelling:
+            # 2.4.0: "MUST stop waiting for pending session/request_permission
+            # requests of the cancelled work and treat them as not approved"
+            a = a._replace(work=w._replace(cancelling=True, perm=0))
+        if rules.cancel_rejects_held == "must":
+            # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
+            for idx, req in enumerate(a.reqs):
+                if req.phase in NOT_INSERTED:
+                    a = _reject(a, idx, o, ERR_CANCELLED)
+    elif kind == "perm_ans":
+        w = a.work
+        if w is not None and w.perm == msg[1]:
+            a = a._replace(work=w._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
+            o.broadcast(("state", RUNNING, "", 0))
+        # else: a late answer for work that ended or was cancelled -- ignored
+        # ("the Agent SHOULD ignore late answers").
+    elif kind == "resume":
+        _agent_resume(s, c, msg, rules, out)
+        return
+    out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+
+
+def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) -> None:
+    rid, replay = msg[1], msg[2]
+    a0 = s.agent._replace(attached=s.agent.attached | (1 << c))
+    replays = replay or rules.replay_without_replay_from
+    modes = ("whole", "chunks") if replays else ("none",)
+    snaps = (True,) if rules.resume_snapshot == "must" else (False, True)
+    for mode in modes:
+        for snap in snaps:
+            a = a0
+            o = _Out(s._replace(agent=a))
+            if mode != "none":
+                conv = list(a.conv)
+                for i, m in enumerate(conv):
+                    if not m.retained:
+                        continue  # live-only: "may be absent from later replay"
+                    mid = m.mid if rules.replay_same_id else _other_id(m.mid)
+                    token = _token(a, m, rules)
+                    if mode == "whole":
+                        o.send(c, ("um", mid, (m.content,), True, token))
+                    else:
+                        # "When replay reconstructs a user message from its beginning
+                        # using chunks, the agent MUST first send a user_message
+                        # update with content: []."
+                        if rules.replay_reset:
+                            o.send(c, ("um", mid, (), True, token))
+                        o.send(c, ("chunk", mid, m.content, True))
+                    if m.kind == "command" and rules.replay_executes_commands:
+                        conv[i] = m._replace(runs=m.runs + 1)
+                a = a._replace(conv=tuple(conv))
+            if snap:
+                # 2.4.0: "The agent MUST send a current state_update after any
+                # requested history replay and before this response"
+                o.send(c, ("state", a.fg, a.stop if a.fg == IDLE else "", 0))
+            o.send(c, ("resumed", rid))
+            label = ("AgentResume", c, mode, "snapshot" if snap else "no-snapshot")
+            out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+
+
+def _token(a: Agent, m: Msg, rules: Rules):
+    if not rules.correlation_token or m.origin < 0:
+        return None
+    req = a.reqs[m.origin]
+    return (req.cid, req.rid)
+
+
+def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
+    """A client handles the head of its channel (what a correct client keeps)."""
+    kind = msg[0]
+    if kind == "ok":
+        j = _find_sub(cl, msg[1])
+        if j is None or cl.subs[j].status != "sent":
+            return cl  # a second response: the client keeps the first
+        sub = cl.subs[j]
+        mid = msg[2] if sub.mid == 0 else sub.mid
+        sub = sub._replace(status=SUBMISSION[("sent", "acknowledge")], mid=mid)
+        view = cl.view
+        keys = [e[0] for e in view]
+        local = keys.index(-sub.rid) if -sub.rid in keys else None
+        if local is not None:
+            if mid in keys and rules.client_reconciles:
+                # "reconciling with an already-received message rather than
+                # creating a second canonical message"
+                view = view[:local] + view[local + 1 :]
+            elif mid not in keys:
+                # The optimistic copy now stands for message `mid` until the
+                # agent's content arrives ("the agent's content stream is authoritative").
+                view = tuple(sorted(_set(view, local, (mid, view[local][1], True))))
+        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    if kind == "err":
+        j = _find_sub(cl, msg[1])
+        if j is None or cl.subs[j].status != "sent":
+            return cl
+        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "reject")])
+        view = tuple(e for e in cl.view if e[0] != -sub.rid)
+        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    if kind == "um" or kind == "chunk":
+        mid = msg[1]
+        cl = _associate_from_echo(cl, msg, rules)
+        view = cl.view
+        for i, (key, content, opt) in enumerate(view):
+            if key == mid:
+                if kind == "um":
+                    new = msg[2]  # replaces; () clears
+                else:
+                    new = (msg[2],) if opt else content + (msg[2],)
+                return cl._replace(view=_set(view, i, (mid, new, False)))
+        new = msg[2] if kind == "um" else (msg[2],)
+        return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
+    if kind == "state":
+        return cl._replace(fg=msg[1])
+    if kind == "perm":
+        return cl._replace(perms=cl.perms + (msg[1],))
+    if kind == "resumed":
+        return cl._replace(resuming=0, replayed=cl.resuming == 2)
+    return cl  # tool, notice: nothing a lifecycle rule reads
+
+
+def _associate_from_echo(cl: Client, msg: tuple, rules: Rules) -> Client:
+    """Associations a client makes from an echo (correct clients: only by token)."""
+    mid = msg[1]
+    if any(sub.mid == mid for sub in cl.subs):
+        return cl
+    if msg[0] == "um" and msg[4] is not None and rules.correlation_token:
+        # The FAQ's client-generated correlation token, carried by replay.
+        j = _find_sub(cl, msg[4][1])
+        if j is not None and cl.subs[j].mid == 0:
+            return cl._replace(subs=_set(cl.subs, j, cl.subs[j]._replace(mid=mid)))
+        return cl
+    how = rules.client_associates_by
+    if how == "response":
+        return cl
+    content = msg[2][0] if msg[0] == "um" and msg[2] else msg[2] if msg[0] == "chunk" else None
+    for j, sub in enumerate(cl.subs):
+        if sub.mid == 0 and sub.status in ("sent", "unknown"):
+            if how == "order" or sub.content == content:
+                return cl._replace(subs=_set(cl.subs, j, sub._replace(mid=mid)))
+    return cl
+
+
+def _find_req(a: Agent, c: int, rid: int) -> int | None:
+    for i, r in enumerate(a.reqs):
+        if r.cid == c and r.rid == rid and not r.orphan:
+            return i
+    return None
+
+
+def _find_sub(cl: Client, rid: int) -> int | None:
+    for j, sub in enumerate(cl.subs):
+        if sub.rid == rid:
+            return j
+    return None
+
+
+def _commit(s: System, a: Agent, o: _Out) -> System:
+    return s._replace(agent=a, down=tuple(o.down))
+
+
+# --- agent: prompts -------------------------------------------------------------
+
+
+def _answer(a: Agent, idx: int, o: _Out, answer: tuple) -> Agent:
+    req = a.reqs[idx]
+    if not req.orphan:
+        if answer[0] == "ok":
+            o.send(req.cid, ("ok", req.rid, answer[1]))
+        else:
+            o.send(req.cid, ("err", req.rid, answer[1]))
+    return a._replace(reqs=_set(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
+
+
+def _reject(a: Agent, idx: int, o: _Out, code: int) -> Agent:
+    req = a.reqs[idx]
+    a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
+    return _answer(a, idx, o, ("err", code))
+
+
+def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
+    req = a.reqs[idx]
+    mid, nxt = _new_id(a, rules, req.content)
+    req = req._replace(phase=REQUEST[(req.phase, "reserve")], mid=mid)
+    return a._replace(reqs=_set(a.reqs, idx, req), next_id=nxt, issued=tuple(sorted(a.issued + ((mid, idx),))))
+
+
+def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    a = s.agent
+    for idx, req in enumerate(a.reqs):
+        phase = req.phase
+        if phase in NOT_INSERTED:
+            if phase == "received" and cfg.hold:
+                r = req._replace(phase=REQUEST[(phase, "hold")])
+                nxt = s._replace(agent=a._replace(reqs=_set(a.reqs, idx, r)))
+                out.append(Step(("AgentHold", idx), nxt, ()))
+            if cfg.reserve and req.mid == 0:
+                a2 = _reserve(a, idx, rules)
+                o = _Out(s)
+                if rules.respond_at == "reserve":
+                    a2 = _answer(a2, idx, o, ("ok", a2.reqs[idx].mid))
+                out.append(Step(("AgentReserveId", idx), _commit(s, a2, o), tuple(o.emitted)))
+            command = req.content.startswith("/")
+            for retained in (True, False) if (command or cfg.live_only) else (True,):
+                out.append(_insert(s, idx, retained, rules))
+            o = _Out(s)
+            a2 = _reject(a, idx, o, ERR_INVALID)
+            out.append(Step(("AgentRejectPrompt", idx), _commit(s, a2, o), tuple(o.emitted)))
+        elif phase == "inserted" and not req.answers:
+            # "The agent MUST respond successfully once the user message has been
+            # inserted, without waiting for foreground processing to finish."
+            o = _Out(s)
+            r = req._replace(phase=REQUEST[(phase, "respond")])
+            a2 = _answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid))
+            out.append(Step(("AgentRespond", idx), _commit(s, a2, o), tuple(o.emitted)))
+    if rules.echo:
+        for i, m in enumerate(a.conv):
+            if m.owed:
+                for mode in ("whole", "chunk") if cfg.chunks else ("whole",):
+                    out.append(_echo(s, i, m, mode, rules))
+
+
+def _insert(s: System, idx: int, retained: bool, rules: Rules) -> Step:
+    a = s.agent
+    req = a.reqs[idx]
+    if req.mid:
+        mid, nxt_id, issued = req.mid, a.next_id, a.issued
+    else:
+        mid, nxt_id = _new_id(a, rules, req.content)
+        issued = tuple(sorted(a.issued + ((mid, idx),)))
+    command = req.content.startswith("/")
+    msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command))
+    r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ins=True)
+    a = a._replace(reqs=_set(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
+    if a.work is not None:
+        # Inserted while work runs: this work takes it (the RFD leaves open
+        # whether agents insert new prompts while busy; holding models queueing).
+        a = a._replace(work=a.work._replace(inputs=a.work.inputs + (mid,)))
+    else:
+        a = a._replace(pending=tuple(sorted(a.pending + (mid,))))
+    return Step(("AgentInsert", idx, "retained" if retained else "live-only"), s._replace(agent=a), ())
+
+
+def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
+    a = s.agent
+    o = _Out(s)
+    mid = m.mid if rules.echo_same_id else _other_id(m.mid)
+    if mode == "whole":
+        o.broadcast(("um", mid, (m.content,), False, None), m.owed)
+    else:
+        o.broadcast(("chunk", mid, m.content, False), m.owed)
+    a = a._replace(conv=_set(a.conv, i, m._replace(owed=0)))
+    return Step(("AgentEcho", m.mid, mode), _commit(s, a, o), tuple(o.emitted))
+
+
+# --- agent: foreground work -------------------------------------------------------
+
+
+def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    a = s.agent
+    w = a.work
+    used = s.used
+    if w is None:
+        if a.fg != IDLE:
+            return  # only a buggy agent gets here: it dropped work without an idle
+        waiting = [i for i, r in enumerate(a.reqs) if r.phase in NOT_INSERTED and not r.orphan and not r.hooked]
+        if a.pending:
+            out.append(_begin(s, ("AgentBeginWork", "input"), a.pending, used))
+        elif waiting and cfg.hook:
+            # "`running` may precede user-message insertion, for example during a
+            # foreground hook. It is not acknowledgment of insertion". Once per
+            # request: a hook that ran, ended and ran again adds nothing new.
+            i = waiting[0]
+            step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
+            a2 = step.state.agent
+            a2 = a2._replace(reqs=_set(a2.reqs, i, a2.reqs[i]._replace(hooked=True)))
+            out.append(step._replace(state=step.state._replace(agent=a2)))
+        if used.agent_work < cfg.agent_work:
+            # "Agent-initiated work does not require a prompt request or a
+            # synthetic user message."
+            out.append(_begin(s, ("AgentInitiateWork",), (), used._replace(agent_work=used.agent_work + 1)))
+        return
+    if w.cancelling:
+        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
+        return
+    if a.fg != RUNNING:
+        return  # requires_action: waiting for the permission answer
+    # Tool calls.
+    for k, (tid, status) in enumerate(w.tools):
+        for event in ("run", "complete", "fail"):
+            nxt_status = TOOL.get((status, event))
+            if nxt_status is None or (event == "fail" and status == "pending"):
+                continue  # a pending call fails only with the work around it
+            o = _Out(s)
+            o.broadcast(("tool", tid, nxt_status))
+            w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
+            out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
+    if used.tools < cfg.tool_calls:
+        tid = used.tools + 1
+        o = _Out(s)
+        o.broadcast(("tool", tid, "pending"))
+        w2 = w._replace(tools=w.tools + ((tid, "pending"),))
+        nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
+        out.append(Step(("AgentToolCall", tid, "start"), nxt, tuple(o.emitted)))
+    if used.perms < cfg.permissions:
+        pid = used.perms + 1
+        mask = a.attached
+        for c in range(len(s.clients)):
+            if mask >> c & 1:
+                o = _Out(s)
+                o.broadcast(("state", REQUIRES_ACTION, "", 0))
+                o.send(c, ("perm", pid))
+                a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
+                nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
+                out.append(Step(("AgentRequestPermission", c), nxt, tuple(o.emitted)))
+    if all(st in ("completed", "failed") for _, st in w.tools):
+        for reason in cfg.stop_reasons:
+            out.append(_end(s, cfg, rules, ("AgentEndWork", reason), reason))
+
+
+def _begin(s: System, label: tuple, inputs: tuple, used: Used) -> Step:
+    a = s.agent
+    o = _Out(s)
+    # "the agent MUST report `running` when foreground work starts"
+    o.broadcast(("state", RUNNING, "", 0))
+    serial = a.serial + 1
+    a = a._replace(
+        fg=FOREGROUND[(a.fg, "start")],
+        work=Work(serial, inputs, (), False, False, 0),
+        pending=() if inputs else a.pending,
+        serial=serial,
+    )
+    return Step(label, _commit(s, a, o)._replace(used=used), tuple(o.emitted))
+
+
+def _end(s: System, cfg: Config, rules: Rules, label: tuple, reason: str, errcode: int = 0) -> Step:
+    """End the work with an idle: unfinished tools fail first, then the idle."""
+    a = s.agent
+    w = a.work
+    o = _Out(s)
+    tools = w.tools
+    if rules.fail_tools_before_error_idle or reason != "error":
+        # "Before sending it, the Agent SHOULD give each tool call that the failed
+        # work left unfinished a terminal status, using failed"
+        for k, (tid, status) in enumerate(tools):
+            if status not in ("completed", "failed"):
+                o.broadcast(("tool", tid, TOOL[(status, "fail")]))
+    ended = frozenset(t for t, _ in tools)
+    stragglers = ()
+    if rules.tool_update_after_idle and tools:
+        stragglers = (tools[-1][0],)
+    if rules.error_beside_stop_reason and reason != "error":
+        errcode = ERR_INTERNAL
+    o.broadcast(("state", IDLE, reason, errcode))
+    a = a._replace(
+        fg=FOREGROUND[(a.fg, "end")],
+        stop=reason,
+        work=None,
+        ended_tools=a.ended_tools | ended,
+        stragglers=stragglers,
+    )
+    return Step(label, _commit(s, a, o), tuple(o.emitted))
+
+
+# --- agent: faults ------------------------------------------------------------------
+
+
+def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    a = s.agent
+    used = s.used
+    # A buggy agent's straggling tool update after the idle.
+    for tid in a.stragglers:
+        o = _Out(s)
+        o.broadcast(("tool", tid, "completed"))
+        out.append(Step(("AgentToolCall", tid, "late-update"), _commit(s, a._replace(stragglers=()), o), tuple(o.emitted)))
+    if used.failures < cfg.failures:
+        spent = used._replace(failures=used.failures + 1)
+        w = a.work
+        if w is not None:
+            out.append(_fail_work(s, cfg, rules, spent))
+            # "Fails, and work continues (a retried request, a failed tool): A
+            # notice or a tool call with status failed; the state does not change"
+            o = _Out(s)
+            o.broadcast(("notice",))
+            out.append(Step(("AgentFailAndRetry",), _commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
+        else:
+            # "Background activity fails while the Agent is idle: Not a stop reason"
+            o = _Out(s)
+            o.broadcast(("notice",))
+            out.append(Step(("AgentFailInBackground",), _commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
+    if used.imports < cfg.imports:
+        # "Imported or non-ACP messages continue to use agent-generated message IDs
+        # without a corresponding prompt response."
+        mid, nxt_id = _new_id(a, rules, "i")
+        m = Msg(mid, "i", True, -1, "import", a.attached, 0)
+        a2 = a._replace(conv=a.conv + (m,), next_id=nxt_id, issued=tuple(sorted(a.issued + ((mid, -1),))))
+        out.append(Step(("AgentImportMessage",), s._replace(agent=a2, used=used._replace(imports=used.imports + 1)), ()))
+    if used.restarts < cfg.restarts:
+        out.append(_restart(s, rules))
+    if used.losses < cfg.losses:
+        for c, cl in enumerate(s.clients):
+            if cl.connected:
+                out.append(_lose(s, c))
+
+
+def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
+    """A provider failure stops the foreground work."""
+    a = s.agent
+    w = a.work
+    if w.cancelling:
+        # "Work is cancelled, even if aborting raises errors: Idle state_update
+        # with stopReason: cancelled"
+        step = _end(s, cfg, rules, ("AgentFailWork", "while-cancelling"), rules.abort_stop_reason,
+                    ERR_FAILURE if rules.abort_stop_reason == "error" else 0)
+        return step._replace(state=step.state._replace(used=spent))
+    o = _Out(s)
+    if rules.error_after_insertion:
+        # Bug: report the failure as an error response to a prompt not yet answered.
+        for idx, req in enumerate(a.reqs):
+            if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
+                a = _answer(a, idx, o, ("err", rules.error_after_insertion))
+        s = _commit(s, a, o)
+    if not rules.idle_after_failure:
+        # Bug: the work is dropped and no idle is ever sent.
+        a = a._replace(work=None, ended_tools=a.ended_tools | frozenset(t for t, _ in w.tools))
+        return Step(("AgentFailWork", "stops-work"), s._replace(agent=a, used=spent), tuple(o.emitted))
+    # "When foreground work ends because of a failure after the user message was
+    # inserted, the Agent reports idle with the error stop reason and ... the error"
+    step = _end(s, cfg, rules, ("AgentFailWork", "stops-work"), "error", ERR_FAILURE)
+    return step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted)
+
+
+def _drop_client(s: System, c: int) -> tuple:
+    """What losing client c's connection does to the client."""
+    cl = s.clients[c]
+    subs = tuple(
+        sub._replace(status=SUBMISSION[("sent", "lose")]) if sub.status == "sent" else sub for sub in cl.subs
+    )
+    return _set(s.clients, c, cl._replace(connected=False, resuming=0, replayed=False, subs=subs, perms=()))
+
+
+def _lose(s: System, c: int) -> Step:
+    """Connection loss: undelivered messages are dropped both ways."""
+    a = s.agent
+    bit = 1 << c
+    reqs = tuple(r._replace(orphan=True) if r.cid == c else r for r in a.reqs)
+    conv = tuple(m._replace(owed=m.owed & ~bit) if m.owed & bit else m for m in a.conv)
+    a = a._replace(reqs=reqs, conv=conv, attached=a.attached & ~bit)
+    o_emitted: tuple = ()
+    down = s.down
+    if a.work is not None and a.work.perm and _perm_client(s, c, a.work.perm):
+        # The permission request went to the lost client: the agent treats it as
+        # not approved and goes on.
+        a = a._replace(work=a.work._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
+        o = _Out(s._replace(agent=a))
+        o.broadcast(("state", RUNNING, "", 0))
+        down, o_emitted = tuple(o.down), tuple(o.emitted)
+    nxt = System(a, _drop_client(s, c), _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1))
+    return Step(("ConnectionLost", c), nxt, o_emitted)
+
+
+def _perm_client(s: System, c: int, pid: int) -> bool:
+    """Did permission request pid go to client c (still queued, pending or answered)?"""
+    cl = s.clients[c]
+    return (
+        pid in cl.perms
+        or ("perm", pid) in s.down[c]
+        or ("perm_ans", pid) in s.up[c]
+    )
+
+
+def _restart(s: System, rules: Rules) -> Step:
+    """The agent process restarts: live-only messages and connections are gone."""
+    a = s.agent
+    reqs = tuple(
+        r._replace(phase=REQUEST[(r.phase, "drop")], orphan=True)
+        if r.phase in NOT_INSERTED or r.phase == "inserted"
+        else r._replace(orphan=True)
+        for r in a.reqs
+    )
+    conv = tuple(m._replace(owed=0) for m in a.conv if m.retained)
+    next_id = 1 if rules.id_scheme == "restart-resets" else a.next_id
+    a = Agent(IDLE, "", None, reqs, conv, (), next_id, 0, a.issued, a.ended_tools, (), a.serial)
+    clients = s.clients
+    for c in range(len(clients)):
+        clients = _drop_client(s._replace(clients=clients), c)
+    n = len(clients)
+    nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1))
+    return Step(("AgentRestart",), nxt, ())
+
+
+# --- clients ---------------------------------------------------------------------------
+
+
+def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    used = s.used
+    a = s.agent
+    for c, cl in enumerate(s.clients):
+        if not cl.connected:
+            if used.resumes < cfg.resumes:
+                for replay in (False, True):
+                    rid = cl.next_rid
+                    cl2 = cl._replace(connected=True, resuming=2 if replay else 1, next_rid=rid + 1)
+                    nxt = s._replace(
+                        clients=_set(s.clients, c, cl2),
+                        up=_set(s.up, c, (("resume", rid, replay),)),
+                        used=used._replace(resumes=used.resumes + 1),
+                    )
+                    out.append(Step(("ClientResume", c, "replay" if replay else "no-replay"), nxt, ()))
+            continue
+        if cl.resuming:
+            continue
+        if cl.submitted < cfg.prompts:
+            for content in cfg.alphabet:
+                out.append(_submit(s, c, cl, content, 0, cl.submitted + 1, used))
+        if used.retries < cfg.retries:
+            for sub in cl.subs:
+                if sub.status == "unknown" and not any(x.retry_of == sub.rid for x in cl.subs):
+                    # "Clients must not ... assume retrying cannot create a second submission."
+                    out.append(_submit(s, c, cl, sub.content, sub.rid, cl.submitted, used._replace(retries=used.retries + 1)))
+        if used.cancels < cfg.cancels:
+            spent = used._replace(cancels=used.cancels + 1)
+            for sub in cl.subs:
+                if sub.status == "sent":
+                    nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel_req", sub.rid),)), used=spent)
+                    out.append(Step(("ClientCancelRequest", c, sub.rid), nxt, ()))
+            if cl.fg != IDLE or any(sub.status == "sent" for sub in cl.subs):
+                serial = a.work.serial if a.work is not None else 0
+                nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
+                out.append(Step(("ClientCancelSession", c), nxt, ()))
+        for pid in cl.perms:
+            cl2 = cl._replace(perms=tuple(p for p in cl.perms if p != pid))
+            nxt = s._replace(clients=_set(s.clients, c, cl2), up=_set(s.up, c, s.up[c] + (("perm_ans", pid),)))
+            out.append(Step(("ClientAnswerPermission", c, pid), nxt, ()))
+
+
+def _submit(s: System, c: int, cl: Client, content: str, retry_of: int, submitted: int, used: Used) -> Step:
+    rid = cl.next_rid
+    sub = Sub(rid, content, "sent", 0, retry_of)
+    cl2 = cl._replace(
+        subs=cl.subs + (sub,),
+        view=tuple(sorted(cl.view + ((-rid, (content,), True),))),
+        next_rid=rid + 1,
+        submitted=submitted,
+    )
+    nxt = s._replace(
+        clients=_set(s.clients, c, cl2), up=_set(s.up, c, s.up[c] + (("prompt", rid, content),)), used=used
+    )
+    label = ("ClientRetryPrompt", c, retry_of) if retry_of else ("ClientSubmitPrompt", c, content)
+    return Step(label, nxt, ())

@@ -1,0 +1,135 @@
+"""The JSON-RPC 2.0 messages a model step stands for.
+
+Pure rendering: the model's compact message tuples (see ``system.py``) become
+the RFD's and the 2.4.0 schema's shapes. IDs render as strings (``msg_3``,
+``call_1``); one session, ``sess_1``.
+"""
+
+from __future__ import annotations
+
+from .system import Step, System
+
+__all__ = ["SESSION", "client_message", "agent_message", "step_messages"]
+
+SESSION = "sess_1"
+
+_ERROR_TEXT = {
+    -32800: "Request cancelled",
+    -32602: "Invalid params",
+    -32603: "Internal error",
+    -32000: "Authentication required",
+}
+
+
+def _mid(mid: int) -> str:
+    return f"msg_{mid}"
+
+
+def _update(update: dict) -> dict:
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": SESSION, "update": update}}
+
+
+def client_message(msg: tuple) -> dict:
+    """A client -> agent message as JSON-RPC.
+
+    >>> client_message(("cancel_req", 3))["params"]
+    {'requestId': 3}
+    """
+    kind = msg[0]
+    if kind == "prompt":
+        return {
+            "jsonrpc": "2.0",
+            "id": msg[1],
+            "method": "session/prompt",
+            "params": {"sessionId": SESSION, "prompt": [{"type": "text", "text": msg[2]}]},
+        }
+    if kind == "cancel_req":
+        return {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": msg[1]}}
+    if kind == "cancel":
+        return {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}}
+    if kind == "perm_ans":
+        return {
+            "jsonrpc": "2.0",
+            "id": f"perm_{msg[1]}",
+            "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
+        }
+    if kind == "resume":
+        params = {"sessionId": SESSION, "cwd": "/work"}
+        if msg[2]:
+            params["replayFrom"] = {"type": "start"}
+        return {"jsonrpc": "2.0", "id": msg[1], "method": "session/resume", "params": params}
+    raise ValueError(f"unknown client message {msg!r}")
+
+
+def agent_message(msg: tuple) -> dict:
+    """An agent -> client message as JSON-RPC.
+
+    >>> agent_message(("ok", 1, 2))
+    {'jsonrpc': '2.0', 'id': 1, 'result': {'messageId': 'msg_2'}}
+    """
+    kind = msg[0]
+    if kind == "ok":
+        return {"jsonrpc": "2.0", "id": msg[1], "result": {"messageId": _mid(msg[2])}}
+    if kind == "err":
+        return {"jsonrpc": "2.0", "id": msg[1], "error": {"code": msg[2], "message": _ERROR_TEXT.get(msg[2], "Error")}}
+    if kind == "um":
+        update = {
+            "sessionUpdate": "user_message",
+            "messageId": _mid(msg[1]),
+            "content": [{"type": "text", "text": t} for t in msg[2]],
+        }
+        if msg[4] is not None:
+            update["_meta"] = {"correlationToken": f"tok_{msg[4][0]}_{msg[4][1]}"}
+        return _update(update)
+    if kind == "chunk":
+        return _update(
+            {"sessionUpdate": "user_message_chunk", "messageId": _mid(msg[1]), "content": {"type": "text", "text": msg[2]}}
+        )
+    if kind == "state":
+        update = {"sessionUpdate": "state_update", "state": msg[1]}
+        if msg[2]:
+            update["stopReason"] = msg[2]
+        if msg[3]:
+            update["error"] = {"code": msg[3], "message": _ERROR_TEXT.get(msg[3], "Error")}
+        return _update(update)
+    if kind == "tool":
+        if msg[2] == "pending":
+            return _update({"sessionUpdate": "tool_call", "toolCallId": f"call_{msg[1]}", "title": "Run tool", "status": "pending"})
+        return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "status": msg[2]})
+    if kind == "perm":
+        return {
+            "jsonrpc": "2.0",
+            "id": f"perm_{msg[1]}",
+            "method": "session/request_permission",
+            "params": {
+                "sessionId": SESSION,
+                "toolCall": {"toolCallId": f"call_perm_{msg[1]}"},
+                "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
+            },
+        }
+    if kind == "notice":
+        return _update({"sessionUpdate": "notice", "severity": "warning", "message": "Provider request failed; retrying"})
+    if kind == "resumed":
+        return {"jsonrpc": "2.0", "id": msg[1], "result": {}}
+    raise ValueError(f"unknown agent message {msg!r}")
+
+
+def step_messages(pre: System, step: Step) -> list[tuple[str, int, dict]]:
+    """The wire messages of one step: ``[(direction, client, message), ...]``.
+
+    Direction is ``"client->agent"`` for what a client sends (or the agent
+    receives), ``"agent->client"`` for what the agent sends.
+    """
+    action = step.action
+    out: list[tuple[str, int, dict]] = []
+    name = action[0]
+    if name.startswith("Client") and name != "ClientReceive":
+        c = action[1]
+        for msg in step.state.up[c][len(pre.up[c]) :] if len(step.state.up[c]) > len(pre.up[c]) else step.state.up[c][-1:]:
+            out.append(("client->agent", c, client_message(msg)))
+    elif name in ("AgentReceive", "AgentResume"):
+        c = action[1]
+        out.append(("client->agent", c, client_message(pre.up[c][0])))
+    for c, msg in step.emitted:
+        out.append(("agent->client", c, agent_message(msg)))
+    return out
