@@ -29,7 +29,7 @@ from typing import Callable
 from .clauses import CITATIONS, CLAUSES
 from .system import IDLE, Step, System
 
-__all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS"]
+__all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS", "step_tags"]
 
 KINDS = ("always", "step", "eventually", "sometimes")
 EXPECTATIONS = ("must_hold", "known_limitation", "open_question", "reachable")
@@ -44,6 +44,14 @@ class Property:
     check: Callable
     witnesses: tuple[str, ...] = ()
     level: str = "MUST"  # MUST or SHOULD: the strength of the rule
+    #: step/sometimes only: the action names and sent message kinds that can
+    #: make the check true; the explorer skips the check for other steps
+    #: (an optimisation only: ``None`` means every step).
+    on: frozenset | None = None
+    #: whether a configuration can exhibit the situation at all (a sometimes
+    #: about replay needs resumes); where it cannot, the verdict is "not
+    #: applicable" instead of "not reached" or "not confirmed"
+    applies: Callable = lambda cfg: True
 
     @property
     def clauses(self) -> tuple[str, ...]:
@@ -61,13 +69,70 @@ class Property:
 PROPERTIES: list[Property] = []
 
 
-def _prop(kind: str, expect: str = "must_hold", witnesses: tuple[str, ...] = (), level: str = "MUST"):
+def _prop(kind: str, expect: str = "must_hold", witnesses: tuple[str, ...] = (), level: str = "MUST", on=None):
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
-        PROPERTIES.append(Property(fn.__name__, kind, expect, doc, fn, witnesses, level))
+        PROPERTIES.append(Property(fn.__name__, kind, expect, doc, fn, witnesses, level, _on(on), _APPLIES.get(fn.__name__, _always)))
         return fn
 
     return register
+
+
+def _always(cfg) -> bool:
+    return True
+
+
+def _lost(c) -> bool:
+    return c.losses > 0 or c.restarts > 0
+
+
+def _resume(c) -> bool:
+    return c.resumes > 0 and _lost(c)
+
+
+def _works(c) -> int:
+    return c.agent_work + c.clients * c.prompts + c.retries
+
+
+#: Which configurations can exhibit each situation (see Property.applies).
+_APPLIES = {
+    "sometimes_cancel_request_after_insertion": lambda c: c.cancels > 0,
+    "sometimes_cancel_request_after_answer": lambda c: c.cancels > 0,
+    "sometimes_failure_before_response": lambda c: c.failures > 0,
+    "sometimes_identical_prompts_inserted": lambda c: c.clients * c.prompts + c.retries >= 2,
+    "sometimes_insert_after_restart": lambda c: c.restarts > 0 and c.resumes > 0 and (c.imports > 0 or c.prompts > 1),
+    "sometimes_echo_to_two_clients": lambda c: c.clients > 1,
+    "sometimes_failure_ends_work": lambda c: c.failures > 0,
+    "sometimes_error_idle": lambda c: c.failures > 0,
+    "sometimes_unfinished_tool_at_failure": lambda c: c.failures > 0 and c.tool_calls > 0,
+    "sometimes_abort_raises": lambda c: c.failures > 0 and c.cancels > 0,
+    "sometimes_cancel_ends_work": lambda c: c.cancels > 0,
+    "sometimes_idle_ends_work_with_tools": lambda c: c.tool_calls > 0,
+    "sometimes_repeated_idle": _resume,
+    "sometimes_identical_prompts_two_clients": lambda c: c.clients > 1,
+    "sometimes_chunked_replay_over_held_copy": lambda c: _resume(c) and c.chunks,
+    "sometimes_replay": _resume,
+    "sometimes_chunked_replay": lambda c: _resume(c) and c.chunks,
+    "sometimes_resume_without_replay": _resume,
+    "sometimes_client_resumed": _resume,
+    "sometimes_command_replayed": lambda c: _resume(c) and "/c" in c.alphabet,
+    "sometimes_response_lost": _lost,
+    "sometimes_retry": lambda c: c.retries > 0 and _lost(c),
+    "sometimes_cancel_reaches_running_work": lambda c: c.cancels > 0,
+    "lost_response_recoverable": _resume,
+    "retry_does_not_duplicate": lambda c: c.retries > 0 and _lost(c),
+    "session_cancel_stops_only_work_it_saw": lambda c: c.cancels > 0 and (_works(c) >= 2 or c.hook),
+    "resumed_client_sees_current_state": _resume,
+}
+
+
+def _on(tags) -> frozenset | None:
+    return None if tags is None else frozenset((tags,) if isinstance(tags, str) else tags)
+
+
+def step_tags(step: Step) -> frozenset:
+    """The action name and the kinds of message a step sent (matched against ``Property.on``)."""
+    return frozenset([step.action[0], *(m[0] for _, m in step.emitted)])
 
 
 def _req_of(s: System, c: int, rid: int):
@@ -118,7 +183,7 @@ def success_carries_message_id(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_error_response",))
+@_prop("step", witnesses=("sometimes_error_response",), on="AgentInsert")
 def rejected_prompt_never_inserted(pre: System, step: Step):
     """A prompt answered with an error is never inserted afterwards."""
     if step.action[0] == "AgentInsert":
@@ -128,7 +193,7 @@ def rejected_prompt_never_inserted(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_cancel_request_after_insertion", "sometimes_failure_before_response"))
+@_prop("step", witnesses=("sometimes_cancel_request_after_insertion", "sometimes_failure_before_response"), on="err")
 def inserted_prompt_never_rejected(pre: System, step: Step):
     """After insertion a prompt is answered only with success, whatever fails or cancels."""
     for c, m in step.emitted:
@@ -175,7 +240,7 @@ def distinct_message_ids(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_live_echo",))
+@_prop("step", witnesses=("sometimes_live_echo",), on=("um", "chunk"))
 def echo_names_an_inserted_message(pre: System, step: Step):
     """A live user-message update names an inserted message by its returned ID."""
     mids = {m.mid for m in pre.agent.conv}
@@ -185,7 +250,7 @@ def echo_names_an_inserted_message(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_reserved_id_rejected",))
+@_prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("um", "chunk"))
 def rejected_submission_never_echoed(pre: System, step: Step):
     """A rejected submission never appears as a user message."""
     rejected = {r.mid for r in pre.agent.reqs if r.mid and any(a[0] == "err" for a in r.answers)}
@@ -214,7 +279,7 @@ def _name(m: tuple) -> str:
 # ---------------------------------------------------------------------------
 
 
-@_prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"))
+@_prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"), on="AgentFailWork")
 def failed_work_ends_with_error_idle(pre: System, step: Step):
     """A failure that stops work after insertion ends it with an idle carrying stopReason error."""
     if step.action == ("AgentFailWork", "stops-work"):
@@ -226,7 +291,7 @@ def failed_work_ends_with_error_idle(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_abort_raises"))
+@_prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_abort_raises"), on="state")
 def cancelled_work_ends_cancelled(pre: System, step: Step):
     """Cancelled work ends with stopReason cancelled, even when aborting raises."""
     w = pre.agent.work
@@ -237,7 +302,7 @@ def cancelled_work_ends_cancelled(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_idle_ends_work_with_tools",))
+@_prop("step", witnesses=("sometimes_idle_ends_work_with_tools",), on="tool")
 def no_update_after_idle_of_its_work(pre: System, step: Step):
     """The idle follows all updates of the work it ends: no tool call update after it."""
     for c, m in step.emitted:
@@ -246,7 +311,7 @@ def no_update_after_idle_of_its_work(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_unfinished_tool_at_failure",), level="SHOULD")
+@_prop("step", witnesses=("sometimes_unfinished_tool_at_failure",), level="SHOULD", on="state")
 def tools_terminal_before_error_idle(pre: System, step: Step):
     """Before an error idle, every unfinished tool call of the work gets a terminal status."""
     w = pre.agent.work
@@ -264,7 +329,7 @@ def tools_terminal_before_error_idle(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_error_idle",))
+@_prop("step", witnesses=("sometimes_error_idle",), on="state")
 def error_only_with_error_stop_reason(pre: System, step: Step):
     """An error object appears only beside stopReason error."""
     for m in _idles(step):
@@ -273,7 +338,7 @@ def error_only_with_error_stop_reason(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_repeated_idle",))
+@_prop("step", witnesses=("sometimes_repeated_idle",), on="state")
 def no_second_stop_reason(pre: System, step: Step):
     """Work already reported idle never gets a second, different stop reason."""
     a = pre.agent
@@ -342,7 +407,7 @@ def client_content_matches_agent(s: System):
 # ---------------------------------------------------------------------------
 
 
-@_prop("step", witnesses=("sometimes_replay",))
+@_prop("step", witnesses=("sometimes_replay",), on=("um", "chunk"))
 def replay_preserves_ids(pre: System, step: Step):
     """Retained messages replay under the IDs they were returned with."""
     retained = {m.mid for m in pre.agent.conv if m.retained}
@@ -352,7 +417,7 @@ def replay_preserves_ids(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_chunked_replay",))
+@_prop("step", witnesses=("sometimes_chunked_replay",), on="chunk")
 def chunked_replay_resets_first(pre: System, step: Step):
     """Replay by chunks first clears the message with user_message content []."""
     cleared = set()
@@ -373,7 +438,7 @@ def replayed_command_not_reexecuted(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_resume_without_replay",))
+@_prop("step", witnesses=("sometimes_resume_without_replay",), on="AgentResume")
 def no_replay_without_replay_from(pre: System, step: Step):
     """A resume without replayFrom replays nothing."""
     if step.action[0] == "AgentResume" and not pre.up[step.action[1]][0][2]:
@@ -418,7 +483,7 @@ def retry_does_not_duplicate(s: System):
     return None
 
 
-@_prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",))
+@_prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",), on="AgentReceive")
 def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     """A session/cancel stops only the work that was running when the client sent it."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
@@ -445,29 +510,32 @@ def resumed_client_sees_current_state(s: System):
 # ---------------------------------------------------------------------------
 
 
-def _sometimes(fn: Callable) -> Callable:
-    doc = (fn.__doc__ or "").strip().splitlines()[0]
-    PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn))
-    return fn
+def _sometimes(*on: str):
+    def register(fn: Callable) -> Callable:
+        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn, on=_on(on), applies=_APPLIES.get(fn.__name__, _always)))
+        return fn
+
+    return register
 
 
 def _sent(step: Step, kind: str, pred=lambda m: True) -> bool:
     return any(m[0] == kind and pred(m) for _, m in step.emitted)
 
 
-@_sometimes
+@_sometimes("ok")
 def sometimes_success_response(pre, step):
     """A prompt is answered with its messageId."""
     return _sent(step, "ok")
 
 
-@_sometimes
+@_sometimes("err")
 def sometimes_error_response(pre, step):
     """A prompt is answered with an error before insertion."""
     return _sent(step, "err")
 
 
-@_sometimes
+@_sometimes("AgentReceive")
 def sometimes_cancel_request_after_insertion(pre, step):
     """$/cancel_request reaches the agent after the prompt was inserted and before it was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
@@ -476,7 +544,7 @@ def sometimes_cancel_request_after_insertion(pre, step):
     return False
 
 
-@_sometimes
+@_sometimes("AgentReceive")
 def sometimes_cancel_request_after_answer(pre, step):
     """$/cancel_request reaches the agent after the prompt was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
@@ -485,7 +553,7 @@ def sometimes_cancel_request_after_answer(pre, step):
     return False
 
 
-@_sometimes
+@_sometimes("AgentFailWork")
 def sometimes_failure_before_response(pre, step):
     """Work fails after insertion and before the prompt's response."""
     if step.action == ("AgentFailWork", "stops-work"):
@@ -494,70 +562,70 @@ def sometimes_failure_before_response(pre, step):
     return False
 
 
-@_sometimes
+@_sometimes("ok", "err")
 def sometimes_prompt_answered(pre, step):
     """A prompt gets a response, success or error."""
     return _sent(step, "ok") or _sent(step, "err")
 
 
-@_sometimes
+@_sometimes("AgentInsert")
 def sometimes_identical_prompts_inserted(pre, step):
     """Two prompts with identical content are inserted."""
     contents = [m.content for m in step.state.agent.conv if m.kind == "prompt"]
     return len(contents) != len(set(contents))
 
 
-@_sometimes
+@_sometimes("AgentInsert")
 def sometimes_insert_after_restart(pre, step):
     """A prompt is inserted after the agent restarted with a retained message."""
     return step.action[0] == "AgentInsert" and pre.used.restarts > 0 and bool(pre.agent.conv)
 
 
-@_sometimes
+@_sometimes("um", "chunk")
 def sometimes_live_echo(pre, step):
     """An inserted message is reported live."""
     return any(m[0] in ("um", "chunk") and not m[3] for _, m in step.emitted)
 
 
-@_sometimes
+@_sometimes("AgentRejectPrompt")
 def sometimes_reserved_id_rejected(pre, step):
     """A prompt with an ID reserved in advance is rejected."""
     return step.action[0] == "AgentRejectPrompt" and pre.agent.reqs[step.action[1]].mid != 0
 
 
-@_sometimes
+@_sometimes("um", "chunk")
 def sometimes_echo_to_two_clients(pre, step):
     """A live echo goes to two clients."""
     return len({c for c, m in step.emitted if m[0] in ("um", "chunk") and not m[3]}) > 1
 
 
-@_sometimes
+@_sometimes("AgentFailWork")
 def sometimes_failure_ends_work(pre, step):
     """A failure stops foreground work."""
     return step.action == ("AgentFailWork", "stops-work")
 
 
-@_sometimes
+@_sometimes("state")
 def sometimes_cancel_ends_work(pre, step):
     """session/cancel ends foreground work."""
     w = pre.agent.work
     return w is not None and w.cancelling and bool(_idles(step))
 
 
-@_sometimes
+@_sometimes("AgentFailWork")
 def sometimes_abort_raises(pre, step):
     """Aborting cancelled work raises an error."""
     return step.action == ("AgentFailWork", "while-cancelling")
 
 
-@_sometimes
+@_sometimes("state")
 def sometimes_idle_ends_work_with_tools(pre, step):
     """An idle ends work that made tool calls."""
     w = pre.agent.work
     return w is not None and bool(w.tools) and bool(_idles(step))
 
 
-@_sometimes
+@_sometimes("AgentFailWork")
 def sometimes_unfinished_tool_at_failure(pre, step):
     """A failure stops work while a tool call is unfinished."""
     w = pre.agent.work
@@ -567,31 +635,31 @@ def sometimes_unfinished_tool_at_failure(pre, step):
     )
 
 
-@_sometimes
+@_sometimes("state")
 def sometimes_error_idle(pre, step):
     """An idle carries stopReason error with an error object."""
     return any(m[2] == "error" and m[3] for m in _idles(step))
 
 
-@_sometimes
+@_sometimes("state")
 def sometimes_repeated_idle(pre, step):
     """An idle is reported again while the session is already idle (a resume snapshot)."""
     return pre.agent.fg == IDLE and pre.agent.stop != "" and bool(_idles(step))
 
 
-@_sometimes
+@_sometimes("state")
 def sometimes_work_ends(pre, step):
     """Foreground work ends and is reported idle."""
     return pre.agent.work is not None and bool(_idles(step))
 
 
-@_sometimes
+@_sometimes("um", "chunk", "ok", "ClientReceive")
 def sometimes_echo_before_response(pre, step):
     """A client receives the echo of its own prompt before the response."""
     return _own_echo_state(step.state, optimistic=False, status="sent")
 
 
-@_sometimes
+@_sometimes("um", "chunk", "ok", "ClientReceive")
 def sometimes_echo_after_response(pre, step):
     """A client receives the response to its prompt before the echo."""
     return _own_echo_state(step.state, optimistic=True, status="acknowledged")
@@ -611,7 +679,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
     return False
 
 
-@_sometimes
+@_sometimes("um", "chunk", "ok", "ClientReceive")
 def sometimes_identical_prompts_two_clients(pre, step):
     """Two clients have each associated an identical prompt with its own message."""
     seen = {}
@@ -622,7 +690,7 @@ def sometimes_identical_prompts_two_clients(pre, step):
     return any(len(v) > 1 for v in seen.values())
 
 
-@_sometimes
+@_sometimes("AgentResume")
 def sometimes_chunked_replay_over_held_copy(pre, step):
     """Replay by chunks reaches a client that already holds the message."""
     if step.action[0] == "AgentResume" and step.action[2] == "chunks":
@@ -631,32 +699,32 @@ def sometimes_chunked_replay_over_held_copy(pre, step):
     return False
 
 
-@_sometimes
+@_sometimes("um", "chunk")
 def sometimes_replay(pre, step):
     """A retained message is replayed."""
     return any(m[0] in ("um", "chunk") and m[3] for _, m in step.emitted)
 
 
-@_sometimes
+@_sometimes("chunk")
 def sometimes_chunked_replay(pre, step):
     """A retained message is replayed by chunks."""
     return any(m[0] == "chunk" and m[3] for _, m in step.emitted)
 
 
-@_sometimes
+@_sometimes("um", "chunk")
 def sometimes_command_replayed(pre, step):
     """A retained command is replayed."""
     cmds = {m.mid for m in pre.agent.conv if m.kind == "command"}
     return any(m[0] in ("um", "chunk") and m[3] and m[1] in cmds for _, m in step.emitted)
 
 
-@_sometimes
+@_sometimes("AgentResume")
 def sometimes_resume_without_replay(pre, step):
     """A client resumes without replayFrom."""
     return step.action[0] == "AgentResume" and step.action[2] == "none"
 
 
-@_sometimes
+@_sometimes("ConnectionLost", "AgentRestart", "AgentInsert")
 def sometimes_response_lost(pre, step):
     """A client loses the response to a prompt the agent inserted."""
     for c, cl in enumerate(step.state.clients):
@@ -668,19 +736,19 @@ def sometimes_response_lost(pre, step):
     return False
 
 
-@_sometimes
+@_sometimes("ClientRetryPrompt")
 def sometimes_retry(pre, step):
     """A client retries a submission whose response was lost."""
     return step.action[0] == "ClientRetryPrompt"
 
 
-@_sometimes
+@_sometimes("AgentReceive")
 def sometimes_cancel_reaches_running_work(pre, step):
     """session/cancel reaches the agent while work runs."""
     return step.action[0] == "AgentReceive" and step.action[2] == "cancel" and pre.agent.work is not None
 
 
-@_sometimes
+@_sometimes("resumed", "ClientReceive")
 def sometimes_client_resumed(pre, step):
     """A client completes a resume."""
     return any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))

@@ -24,7 +24,7 @@ from typing import Callable
 import networkx as nx
 
 from model.config import Config, Rules, RFD_RULES
-from model.properties import PROPERTIES, Property
+from model.properties import PROPERTIES, Property, step_tags
 from model.system import Step, System, initial_state, successors
 
 __all__ = ["Verdict", "Result", "explore", "TooLarge"]
@@ -44,11 +44,15 @@ class Verdict:
     trace: list[tuple[System, Step]] = field(default_factory=list)
     #: for an eventually violation: "terminal" or "cycle"
     ending: str = ""
+    #: whether the configuration can exhibit the property's situation at all
+    applicable: bool = True
 
     @property
     def outcome(self) -> str:
         """What the verdict means against the property's expectation."""
         exp = self.prop.expect
+        if not self.applicable and self.status in ("holds", "unreached") and exp != "must_hold":
+            return "not applicable"
         if self.prop.kind == "sometimes":
             return "reached" if self.status == "reached" else "NOT REACHED"
         if self.status == "holds":
@@ -61,7 +65,7 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return self.outcome in ("holds", "reached", "limitation confirmed", "open question confirmed")
+        return self.outcome in ("holds", "reached", "limitation confirmed", "open question confirmed", "not applicable")
 
 
 @dataclass
@@ -126,6 +130,13 @@ def explore(
                 always.remove(p)
 
     check_state(s0)
+    # Dispatch step and sometimes checks by the tags a step carries.
+    untagged = [p for p in steps + some if p.on is None]
+    by_tag: dict[str, list[Property]] = {}
+    for p in steps + some:
+        for tag in p.on or ():
+            by_tag.setdefault(tag, []).append(p)
+    done: set[str] = set()
     while frontier:
         nxt: list[System] = []
         for pre in frontier:
@@ -136,22 +147,28 @@ def explore(
             for step in succ:
                 transitions += 1
                 post = step.state
-                for p in list(steps):
-                    msg = p.check(pre, step)
-                    if msg:
-                        verdicts[p.id] = Verdict(p, "violated", msg, _path(parents, pre) + [(pre, step)])
-                        steps.remove(p)
-                for p in list(some):
-                    if p.check(pre, step):
+                candidates = list(untagged)
+                for tag in step_tags(step):
+                    candidates.extend(by_tag.get(tag, ()))
+                for p in candidates:
+                    if p.id in done:
+                        continue
+                    if p.kind == "step":
+                        msg = p.check(pre, step)
+                        if msg:
+                            verdicts[p.id] = Verdict(p, "violated", msg, _path(parents, pre) + [(pre, step)])
+                            done.add(p.id)
+                    elif p.check(pre, step):
                         verdicts[p.id] = Verdict(p, "reached", "", _path(parents, pre) + [(pre, step)])
-                        some.remove(p)
+                        done.add(p.id)
                 j = index.get(post)
                 if j is None:
                     j = len(index)
                     index[post] = j
                     parents[post] = (pre, step)
                     nxt.append(post)
-                    check_state(post)
+                    if always:
+                        check_state(post)
                     if j >= max_states:
                         raise TooLarge(
                             f"configuration {cfg.name!r} passed {max_states:,} states at depth {depth + 1}; "
@@ -167,7 +184,7 @@ def explore(
     _check_eventually(eventually, index, edges, terminal, parents, verdicts)
     for p in props:
         if p.id not in verdicts:
-            verdicts[p.id] = Verdict(p, "unreached" if p.kind == "sometimes" else "holds")
+            verdicts[p.id] = Verdict(p, "unreached" if p.kind == "sometimes" else "holds", applicable=p.applies(cfg))
     ordered = {p.id: verdicts[p.id] for p in props}
     return Result(cfg, rules, len(index), transitions, depth, time.perf_counter() - t0, ordered, len(terminal))
 
@@ -186,9 +203,12 @@ def _check_eventually(eventually, index, edges, terminal, parents, verdicts) -> 
     pending = [p for p in eventually if p.id not in verdicts]
     if not pending:
         return
+    core = _cyclic_core(len(states), edges)
+    if not core:
+        return  # the graph is acyclic: its bottom components are its terminal states
     g = nx.DiGraph()
-    g.add_nodes_from(range(len(states)))
-    g.add_edges_from(edges)
+    g.add_nodes_from(core)
+    g.add_edges_from((u, v) for u, v in edges if u in core)
     for comp in nx.attracting_components(g):
         if len(comp) == 1:
             (n,) = comp
@@ -202,3 +222,32 @@ def _check_eventually(eventually, index, edges, terminal, parents, verdicts) -> 
                     p, "violated", msgs[0] + " (the run can cycle forever)", _path(parents, states[first]), "cycle"
                 )
                 pending.remove(p)
+
+
+def _cyclic_core(n: int, edges: list[tuple[int, int]]) -> set[int]:
+    """The states Kahn's algorithm cannot remove: those on or after a cycle.
+
+    The set is closed under successors, so the bottom SCCs of the whole graph
+    that are not terminal states are exactly the attracting components of it.
+    """
+    indeg = [0] * n
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for u, v in edges:
+        if u != v:
+            succ[u].append(v)
+            indeg[v] += 1
+        else:
+            indeg[v] += 1
+            succ[u].append(v)
+    stack = [v for v in range(n) if indeg[v] == 0]
+    removed = 0
+    while stack:
+        u = stack.pop()
+        removed += 1
+        for v in succ[u]:
+            indeg[v] -= 1
+            if indeg[v] == 0:
+                stack.append(v)
+    if removed == n:
+        return set()
+    return {v for v in range(n) if indeg[v] > 0}

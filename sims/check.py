@@ -1,0 +1,82 @@
+"""Check a named configuration (a suite of members) and combine the verdicts.
+
+Combination rule (see ``sims.configs``): a property's combined verdict is the
+shortest counterexample (or witness) any member found; if no member found one,
+it holds (or, for ``sometimes``, is unreached).
+
+>>> from sims.configs import get_suite
+>>> r = check_suite(get_suite("tiny"))
+>>> r.members[0].states
+296
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from model.config import RFD_RULES, Rules
+from model.properties import PROPERTIES
+
+from .configs import Suite
+from .explore import Result, Verdict, explore
+
+__all__ = ["SuiteResult", "check_suite"]
+
+
+@dataclass
+class SuiteResult:
+    suite: Suite
+    rules: Rules
+    members: list[Result]
+    verdicts: dict[str, Verdict]
+    #: the member whose trace each verdict shows ("" when none)
+    found_in: dict[str, str]
+
+    @property
+    def ok(self) -> bool:
+        return all(v.ok for v in self.verdicts.values())
+
+    @property
+    def seconds(self) -> float:
+        return sum(m.seconds for m in self.members)
+
+    @property
+    def states(self) -> int:
+        return sum(m.states for m in self.members)
+
+    @property
+    def transitions(self) -> int:
+        return sum(m.transitions for m in self.members)
+
+
+def check_suite(
+    suite: Suite,
+    rules: Rules = RFD_RULES,
+    *,
+    max_states: int = 3_000_000,
+    on_member: Callable[[int, object], Callable | None] | None = None,
+) -> SuiteResult:
+    """Explore every member of ``suite`` and combine the verdicts.
+
+    ``on_member(i, config)`` may return a progress callback for that member.
+    """
+    results: list[Result] = []
+    for i, cfg in enumerate(suite.members):
+        progress = on_member(i, cfg) if on_member else None
+        results.append(explore(cfg, rules, max_states=max_states, progress=progress))
+    verdicts: dict[str, Verdict] = {}
+    found_in: dict[str, str] = {}
+    for p in PROPERTIES:
+        best: Verdict | None = None
+        where = ""
+        for r in results:
+            v = r.verdicts[p.id]
+            if v.status in ("violated", "reached") and (best is None or len(v.trace) < len(best.trace)):
+                best, where = v, r.config.name
+        if best is None:
+            best = results[0].verdicts[p.id]
+            best.applicable = any(p.applies(r.config) for r in results)
+        verdicts[p.id] = best
+        found_in[p.id] = where
+    return SuiteResult(suite, rules, results, verdicts, found_in)

@@ -1,0 +1,203 @@
+"""The ``acp-lifecycle`` command.
+
+Exit status: 0 when every verdict matches its expectation, 1 when one does not,
+2 for bad usage (a one-line error, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from model.bugs import BUGS, get_bug
+from model.config import RFD_RULES, ConfigError
+
+from .check import SuiteResult, check_suite
+from .configs import SUITES, get_suite
+from .explore import TooLarge
+from .render import result_data, trace_lines
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2 (argparse prints usage too)
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="acp-lifecycle", description="Model checker for the ACP v2 prompt lifecycle.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    c = sub.add_parser("check", help="explore a configuration exhaustively and check every property")
+    c.add_argument("--config", default="default", help="named configuration or member (default: default)")
+    c.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.add_argument("--max-states", type=int, default=3_000_000, help="stop with an error past this many states per member")
+    c.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
+
+    b = sub.add_parser("bugs", help="list the seeded bugs")
+    b.add_argument("--list", action="store_true", help="list them (the default)")
+    b.add_argument("--json", action="store_true")
+
+    g = sub.add_parser("configs", help="list the named configurations and their members")
+    g.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        if args.command == "check":
+            return _check(args)
+        if args.command == "bugs":
+            return _bugs(args)
+        if args.command == "configs":
+            return _configs(args)
+        _parser().print_help()
+        return 2
+    except (UsageError, ConfigError, TooLarge) as e:
+        print(f"acp-lifecycle: error: {e}", file=sys.stderr)
+        return 2
+    except KeyError as e:
+        print(f"acp-lifecycle: error: {e.args[0]}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("acp-lifecycle: interrupted", file=sys.stderr)
+        return 130
+
+
+# --- check ------------------------------------------------------------------
+
+
+def _check(args) -> int:
+    suite = get_suite(args.config)
+    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    if args.max_states < 1:
+        raise UsageError(f"--max-states must be positive, not {args.max_states}")
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[states]:>9,} states  depth {task.fields[depth]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
+
+        def on_member(i, cfg):
+            task = bar.add_task(f"{cfg.name} ({i + 1}/{len(suite.members)})", total=None, states=0, depth=0)
+
+            def progress(states, transitions, depth):
+                bar.update(task, states=states, depth=depth)
+
+            return progress
+
+        result = check_suite(suite, rules, max_states=args.max_states, on_member=on_member)
+    if args.json:
+        print(json.dumps(result_data(result), indent=2))
+    else:
+        _print_result(result, traces=not args.no_traces)
+    return 0 if result.ok else 1
+
+
+_STYLE = {
+    "holds": "green",
+    "reached": "green",
+    "limitation confirmed": "yellow",
+    "open question confirmed": "yellow",
+    "not applicable": "dim",
+}
+
+
+def _console() -> Console:
+    # A pipe gets 80 columns from rich; the tables need more to stay unwrapped.
+    probe = Console()
+    return Console(highlight=False, soft_wrap=True, width=None if probe.is_terminal else 140)
+
+
+def _print_result(r: SuiteResult, traces: bool) -> None:
+    out = _console()
+    out.print(f"[bold]acp-lifecycle check[/]: configuration [bold]{r.suite.name}[/] ({r.suite.summary}), rules [bold]{r.rules.name}[/]")
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("member", "states", "transitions", "depth", "terminal", "seconds"):
+        t.add_column(col, justify="left" if col == "member" else "right")
+    for m in r.members:
+        t.add_row(m.config.name, f"{m.states:,}", f"{m.transitions:,}", str(m.depth), f"{m.terminal_states:,}", f"{m.seconds:.2f}")
+    t.add_row("[bold]total[/]", f"{r.states:,}", f"{r.transitions:,}", "", "", f"{r.seconds:.2f}")
+    out.print(t)
+    out.print()
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("property", "kind", "expect", "verdict", "steps", "member"):
+        t.add_column(col)
+    for pid, v in r.verdicts.items():
+        style = _STYLE.get(v.outcome, "bold red")
+        steps = str(len(v.trace)) if v.trace else ""
+        expect = v.prop.expect.replace("_", " ") + (" (SHOULD)" if v.prop.level == "SHOULD" else "")
+        t.add_row(pid, v.prop.kind, expect, f"[{style}]{v.outcome}[/]", steps, r.found_in[pid])
+    out.print(t)
+    if traces:
+        for pid, v in r.verdicts.items():
+            if v.status != "violated":
+                continue
+            out.print()
+            style = _STYLE.get(v.outcome, "bold red")
+            out.print(f"[{style}]{v.outcome}[/]: [bold]{pid}[/] (member {r.found_in[pid]}, {len(v.trace)} steps)")
+            out.print(f"  {v.prop.summary}")
+            if v.prop.quote:
+                out.print(f"  {v.prop.clauses[0]} {v.prop.quote}")
+            for line in trace_lines(v.trace, v.message):
+                out.print(line, markup=False)
+    out.print()
+    bad = [pid for pid, v in r.verdicts.items() if not v.ok]
+    if bad:
+        out.print(f"[bold red]{len(bad)} of {len(r.verdicts)} verdicts do not match their expectation:[/] {', '.join(bad)}")
+    else:
+        out.print(f"[bold green]All {len(r.verdicts)} verdicts match their expectation[/] ({r.states:,} states, {r.seconds:.1f} s).")
+
+
+# --- listings -------------------------------------------------------------------
+
+
+def _bugs(args) -> int:
+    if args.json:
+        print(json.dumps([
+            {"name": b.name, "summary": b.summary, "breaks": b.breaks, "member": b.member, "source": b.source,
+             "rules": dict(b.changes)} for b in BUGS.values()
+        ], indent=2))
+        return 0
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("bug", "breaks", "member", "source"):
+        t.add_column(col)
+    for b in BUGS.values():
+        t.add_row(f"{b.name}\n  [dim]{b.summary}[/]", b.breaks, b.member, b.source)
+    _console().print(t)
+    return 0
+
+
+def _configs(args) -> int:
+    if args.json:
+        from dataclasses import asdict
+
+        print(json.dumps({n: {"summary": s.summary, "members": [asdict(m) for m in s.members]} for n, s in SUITES.items()}, indent=2))
+        return 0
+    out = Console(highlight=False)
+    for name, s in SUITES.items():
+        out.print(f"[bold]{name}[/]: {s.summary}")
+        for m in s.members:
+            out.print(f"  {m.name}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

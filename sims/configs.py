@@ -1,0 +1,118 @@
+"""Named configurations: what each exploration may do, and what its bounds exclude.
+
+A named configuration is a *suite*: one or more ``Config`` members, each small
+enough to explore exhaustively, each aimed at one part of the lifecycle. A suite
+is checked member by member and the verdicts are combined (``sims.check``):
+
+* a *must hold* property holds only if it holds in every member;
+* a *known limitation* or *open question* is confirmed by the first member that
+  shows a counterexample;
+* a *sometimes* is reached if some member reaches it.
+
+This is how the TLA+ Examples check one spec under several model files: the
+interleavings of every feature with every other grow as a product, so one
+member with every budget at 1 would take minutes; a suite covers each feature
+with the others it interacts with, in seconds. ``wide`` widens every member.
+
+Every member explores clients with their agent -> client channel delivered in
+the step that sends it (``down_latency=False``) unless it says otherwise; the
+``fifo`` members keep real FIFO channels both ways at a smaller size, and
+docs/model.md explains why the verdicts agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.config import Config, ConfigError
+
+__all__ = ["Suite", "SUITES", "get_suite", "ConfigError"]
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    name: str
+    summary: str
+    members: tuple[Config, ...]
+
+
+def _c(name: str, **bounds) -> Config:
+    bounds.setdefault("down_latency", False)
+    bounds.setdefault("hook", False)
+    return Config(name=name, **bounds).validate()
+
+
+# Each member: a comment says what it is for and what its bounds exclude.
+_DEFAULT = (
+    # Two clients, one prompt each, identical content: IDs, echoes to every
+    # client, response/echo order, association. Excludes faults.
+    _c("multi-client", clients=2),
+    # One client, one prompt, one failure, one cancel, one tool call: failure
+    # before/after insertion and before the response, $/cancel_request racing
+    # insertion, session/cancel, abort raising, unfinished tools. Excludes a
+    # second client and resume.
+    _c("failures", failures=1, cancels=1, tool_calls=1),
+    # Foreground work before insertion (a hook) and agent-initiated work next
+    # to a prompt, with one cancel: the session/cancel race between two pieces
+    # of work. Excludes failures.
+    _c("cancel-race", agent_work=1, cancels=1, hook=True),
+    # A permission request and its answer, with a cancel and a tool call.
+    _c("permission", permissions=1, tool_calls=1, cancels=1),
+    # Connection loss, resume with and without replay, retry: the lost
+    # response and what a resumed client knows. Excludes restarts.
+    _c("lost-response", losses=1, resumes=1, retries=1),
+    # A locally handled command, an agent restart and a resume: live-only and
+    # retained commands, replay after restart. Excludes ordinary prompts.
+    _c("restart", alphabet=("/c",), restarts=1, resumes=1),
+    # An imported message, a restart, a resume: IDs after restart, imported
+    # messages in replay. One client, one ordinary prompt.
+    _c("import", imports=1, restarts=1, resumes=1),
+    # Real FIFO channels to the client as well (messages wait to be
+    # delivered): one client, one prompt, one failure, one cancel.
+    _c("fifo", failures=1, cancels=1, down_latency=True),
+)
+
+_TINY = (
+    # One client, one prompt, no faults, FIFO channels both ways: small enough
+    # to pin its counts in tests.
+    Config(name="tiny", down_latency=True, hook=False).validate(),
+)
+
+_WIDE = (
+    # Three clients, one prompt each.
+    _c("wide-clients", clients=3, reserve=False, live_only=False),
+    # Two clients with a failure and a cancel.
+    _c("wide-failures", clients=2, failures=1, cancels=1, chunks=False),
+    # Two clients, a connection loss, a resume, a retry.
+    _c("wide-lost-response", clients=2, losses=1, resumes=1, retries=1, chunks=False, live_only=False),
+    # Two prompts from one client with every stop reason.
+    _c(
+        "wide-stop-reasons",
+        prompts=2,
+        stop_reasons=("end_turn", "max_tokens", "max_turn_requests", "refusal"),
+        failures=1,
+        chunks=False,
+    ),
+) + _DEFAULT
+
+SUITES: dict[str, Suite] = {
+    "tiny": Suite("tiny", "one client, one prompt, no faults (pinned in tests)", _TINY),
+    "default": Suite("default", "every rule, one feature group per member (under 10 s)", _DEFAULT),
+    "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (minutes)", _WIDE),
+}
+
+
+def get_suite(name: str) -> Suite:
+    """The named suite, or a one-member suite ``member:NAME`` for one member of any suite.
+
+    >>> get_suite("default").members[0].name
+    'multi-client'
+    """
+    if name in SUITES:
+        return SUITES[name]
+    for suite in SUITES.values():
+        for m in suite.members:
+            if m.name == name:
+                return Suite(m.name, f"member {m.name} of {suite.name}", (m,))
+    names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members}))
+    raise ConfigError(f"unknown configuration {name!r}; choose one of: {names}")
