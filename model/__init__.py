@@ -1,0 +1,50 @@
+"""The formal model of the ACP v2 prompt lifecycle: pure, deterministic, no I/O.
+
+Everything in ``__all__`` is re-exported from the private-ish modules below;
+``model`` never imports ``sims``.
+"""
+
+from .bugs import BUGS, Bug, get_bug
+from .clauses import CITATIONS, CLAUSES, Clause, clause
+from .config import RFD_RULES, Config, ConfigError, Rules
+from .machines import (
+    MACHINES,
+    ForegroundMachine,
+    PromptRequestMachine,
+    SubmissionMachine,
+    ToolCallMachine,
+    transition_table,
+)
+from .properties import BY_ID, PROPERTIES, Property
+from .system import Step, System, initial_state, successors
+from .wire import agent_message, client_message, step_messages
+
+__all__ = [
+    "BUGS",
+    "BY_ID",
+    "Bug",
+    "CITATIONS",
+    "CLAUSES",
+    "Clause",
+    "Config",
+    "ConfigError",
+    "ForegroundMachine",
+    "MACHINES",
+    "PROPERTIES",
+    "PromptRequestMachine",
+    "Property",
+    "RFD_RULES",
+    "Rules",
+    "Step",
+    "SubmissionMachine",
+    "System",
+    "ToolCallMachine",
+    "agent_message",
+    "clause",
+    "client_message",
+    "get_bug",
+    "initial_state",
+    "step_messages",
+    "successors",
+    "transition_table",
+]

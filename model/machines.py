@@ -142,7 +142,11 @@ def transition_table(machine: type[StateMachine]) -> dict[tuple[str, str], str]:
         for transition in state.transitions:
             for event in transition.events:
                 key = (transition.source.id, str(event))
-                assert key not in table, f"{machine.__name__} is not deterministic at {key}"
+                if list(transition.cond):
+                    # The tables are unconditional; a guard would make them lie.
+                    raise ValueError(f"{machine.__name__}: guarded transition at {key} cannot be tabled")
+                if key in table:
+                    raise ValueError(f"{machine.__name__} is not deterministic at {key}")
                 table[key] = transition.target.id
     return table
 

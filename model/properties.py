@@ -452,20 +452,23 @@ def no_replay_without_replay_from(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-@_prop("always", expect="known_limitation", witnesses=("sometimes_response_lost",))
-def lost_response_recoverable(s: System):
+@_prop("step", expect="known_limitation", witnesses=("sometimes_response_lost",), on=("resumed", "ClientReceive"))
+def lost_response_recoverable(pre: System, step: Step):
     """After a resume with replay, a client knows which message its lost submission became."""
+    s = step.state
     by_key = {(r.cid, r.rid): r for r in s.agent.reqs}
     retained = {m.mid for m in s.agent.conv if m.retained}
-    for c, cl in enumerate(s.clients):
-        if cl.replayed and not cl.resuming:
-            for sub in cl.subs:
-                r = by_key.get((c, sub.rid))
-                if sub.status == "unknown" and not sub.mid and r is not None and r.mid in retained and r.ins:
-                    return (
-                        f"client {c} replayed the session and holds message {r.mid}, but cannot tell "
-                        f"that it is its prompt {sub.rid} whose response was lost"
-                    )
+    for c, (before, cl) in enumerate(zip(pre.clients, s.clients)):
+        if before.resuming != 2 or cl.resuming:
+            continue  # check when the client has just processed its replay's response
+        held = {key for key, _, opt in cl.view if key > 0 and not opt}
+        for sub in cl.subs:
+            r = by_key.get((c, sub.rid))
+            if sub.status == "unknown" and not sub.mid and r is not None and r.ins and r.mid in retained & held:
+                return (
+                    f"client {c} replayed the session and holds message {r.mid}, but cannot tell "
+                    f"that it is its prompt {sub.rid} whose response was lost"
+                )
     return None
 
 

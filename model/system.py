@@ -452,7 +452,7 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
         return cl._replace(subs=_set(cl.subs, j, sub), view=view)
     if kind == "um" or kind == "chunk":
         mid = msg[1]
-        cl = _associate_from_echo(cl, msg, rules)
+        cl = _associate_from_echo(c, cl, msg, rules)
         view = cl.view
         for i, (key, content, opt) in enumerate(view):
             if key == mid:
@@ -472,13 +472,16 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
     return cl  # tool, notice: nothing a lifecycle rule reads
 
 
-def _associate_from_echo(cl: Client, msg: tuple, rules: Rules) -> Client:
+def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
     """Associations a client makes from an echo (correct clients: only by token)."""
     mid = msg[1]
     if any(sub.mid == mid for sub in cl.subs):
         return cl
     if msg[0] == "um" and msg[4] is not None and rules.correlation_token:
-        # The FAQ's client-generated correlation token, carried by replay.
+        # The FAQ's client-generated correlation token, carried by the user
+        # message: only the client that made the token recognises it.
+        if msg[4][0] != c:
+            return cl
         j = _find_sub(cl, msg[4][1])
         if j is not None and cl.subs[j].mid == 0:
             return cl._replace(subs=_set(cl.subs, j, cl.subs[j]._replace(mid=mid)))
@@ -599,7 +602,7 @@ def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
     o = _Out(s)
     mid = m.mid if rules.echo_same_id else _other_id(m.mid)
     if mode == "whole":
-        o.broadcast(("um", mid, (m.content,), False, None), m.owed)
+        o.broadcast(("um", mid, (m.content,), False, _token(a, m, rules)), m.owed)
     else:
         o.broadcast(("chunk", mid, m.content, False), m.owed)
     a = a._replace(conv=_set(a.conv, i, m._replace(owed=0)))

@@ -1,0 +1,1 @@
+"""Ways to run the model: the exhaustive explorer, named configurations, the CLI."""

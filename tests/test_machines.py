@@ -1,0 +1,376 @@
+"""Tests of the component machines (``model/machines.py``).
+
+The composed model never calls these classes in its hot loop: it looks next
+states up in the tables ``REQUEST``, ``FOREGROUND``, ``TOOL`` and
+``SUBMISSION``. So the first thing proven here is that each table equals its
+class, pair by pair, over every state and every event. The scenario tests then
+walk each machine through named stories, in the style of h11's
+``tests/test_state.py``, checking the class and the table at every step.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from statemachine import State, StateMachine
+from statemachine.exceptions import TransitionNotAllowed
+
+from model.machines import (
+    FOREGROUND,
+    MACHINES,
+    REQUEST,
+    STOP_REASONS,
+    SUBMISSION,
+    TOOL,
+    ForegroundMachine,
+    PromptRequestMachine,
+    SubmissionMachine,
+    ToolCallMachine,
+    transition_table,
+)
+
+#: Each machine class with the table the composed model uses for it.
+TABLES = {
+    PromptRequestMachine: REQUEST,
+    ForegroundMachine: FOREGROUND,
+    ToolCallMachine: TOOL,
+    SubmissionMachine: SUBMISSION,
+}
+
+machine_params = pytest.mark.parametrize("machine", MACHINES, ids=lambda m: m.__name__)
+
+
+def state_ids(machine: type[StateMachine]) -> list[str]:
+    return [s.id for s in machine.states]
+
+
+def event_ids(machine: type[StateMachine]) -> list[str]:
+    return [e.id for e in machine.events]
+
+
+def snapshot(sm: StateMachine) -> tuple[str, bool]:
+    """The whole state of a single machine: where it is, and whether it is over."""
+    assert len(sm.configuration_values) == 1, "these machines are flat: one active state"
+    return (sm.current_state_value, sm.is_terminated)
+
+
+def step(sm: StateMachine, event: str) -> None:
+    """Send ``event`` and check that the table the hot loop uses agrees with the class."""
+    before = sm.current_state_value
+    sm.send(event)
+    assert TABLES[type(sm)][(before, event)] == sm.current_state_value
+
+
+def refused(sm: StateMachine, event: str) -> None:
+    """``event`` is not allowed: it raises, leaves the state alone, and has no table entry."""
+    before = snapshot(sm)
+    with pytest.raises(TransitionNotAllowed):
+        sm.send(event)
+    assert snapshot(sm) == before
+    assert (sm.current_state_value, event) not in TABLES[type(sm)]
+
+
+# --- 1. The tables equal the classes ---------------------------------------
+
+
+def test_every_machine_has_a_table_and_the_tables_are_read_off_their_classes():
+    assert set(TABLES) == set(MACHINES)
+    assert len(MACHINES) == 4
+    for machine, table in TABLES.items():
+        assert table == transition_table(machine)
+
+
+@machine_params
+def test_the_table_agrees_with_the_class_on_every_state_and_every_event(machine):
+    table = TABLES[machine]
+    for state, event in itertools.product(state_ids(machine), event_ids(machine)):
+        sm = machine(start_value=state)
+        assert sm.current_state_value == state
+        if (state, event) in table:
+            sm.send(event)
+            assert sm.current_state_value == table[(state, event)], (state, event)
+        else:
+            with pytest.raises(TransitionNotAllowed):
+                sm.send(event)
+            assert sm.current_state_value == state, (state, event)
+
+
+@machine_params
+def test_the_table_has_no_entry_the_class_lacks(machine):
+    table = TABLES[machine]
+    states, events = set(state_ids(machine)), set(event_ids(machine))
+    # Every key and target names a real state or event of the class ...
+    assert {s for s, _ in table} <= states
+    assert {e for _, e in table} <= events
+    assert set(table.values()) <= states
+    # ... and the pairs are exactly those the class allows, as the class itself reports them.
+    allowed = {(s, e.id) for s in states for e in machine(start_value=s).allowed_events}
+    assert set(table) == allowed
+
+
+@machine_params
+def test_every_event_and_every_state_is_used_by_the_table(machine):
+    table = TABLES[machine]
+    assert {e for _, e in table} == set(event_ids(machine))
+    reachable = {machine.initial_state.id} | set(table.values())
+    assert reachable == set(state_ids(machine))
+
+
+# --- 2. Scenarios: the prompt request (agent side) -------------------------
+
+
+def test_a_request_is_received_held_reserved_inserted_and_answered():
+    sm = PromptRequestMachine()
+    assert snapshot(sm) == ("received", False)
+    step(sm, "hold")
+    assert snapshot(sm) == ("held", False)
+    step(sm, "reserve")
+    assert snapshot(sm) == ("reserved", False)
+    step(sm, "insert")
+    assert snapshot(sm) == ("inserted", False)
+    step(sm, "respond")
+    assert snapshot(sm) == ("answered", True)
+
+
+def test_a_received_request_can_be_rejected():
+    sm = PromptRequestMachine()
+    assert snapshot(sm) == ("received", False)
+    step(sm, "reject")
+    assert snapshot(sm) == ("rejected", True)
+
+
+def test_a_request_with_an_id_reserved_can_still_be_rejected():
+    sm = PromptRequestMachine()
+    step(sm, "reserve")
+    assert snapshot(sm) == ("reserved", False)
+    step(sm, "reject")
+    assert snapshot(sm) == ("rejected", True)
+
+
+def test_an_inserted_prompt_cannot_be_rejected():
+    sm = PromptRequestMachine()
+    step(sm, "insert")
+    assert snapshot(sm) == ("inserted", False)
+    refused(sm, "reject")
+    assert snapshot(sm) == ("inserted", False)
+    # It still has to be answered.
+    step(sm, "respond")
+    assert snapshot(sm) == ("answered", True)
+
+
+def test_no_state_that_reaches_inserted_can_be_rejected_after_it():
+    after_insertion = {"inserted", "answered"}
+    assert not [key for key in REQUEST if key[0] in after_insertion and key[1] == "reject"]
+    for state in after_insertion:
+        refused(PromptRequestMachine(start_value=state), "reject")
+
+
+def test_an_inserted_prompt_is_dropped_by_a_restart_without_a_response():
+    sm = PromptRequestMachine()
+    step(sm, "insert")
+    assert snapshot(sm) == ("inserted", False)
+    step(sm, "drop")
+    assert snapshot(sm) == ("dropped", True)
+    refused(sm, "respond")
+
+
+def test_an_answered_request_is_final():
+    sm = PromptRequestMachine(start_value="answered")
+    assert snapshot(sm) == ("answered", True)
+    assert sm.allowed_events == []
+    for event in event_ids(PromptRequestMachine):
+        refused(sm, event)
+    assert snapshot(sm) == ("answered", True)
+
+
+# --- 2. Scenarios: the foreground ------------------------------------------
+
+
+def test_a_new_session_defaults_to_idle():
+    assert ForegroundMachine.initial_state.id == "idle"
+    assert snapshot(ForegroundMachine()) == ("idle", False)
+
+
+def test_foreground_work_runs_blocks_on_the_user_resumes_and_ends():
+    sm = ForegroundMachine()
+    assert snapshot(sm) == ("idle", False)
+    step(sm, "start")
+    assert snapshot(sm) == ("running", False)
+    step(sm, "block")
+    assert snapshot(sm) == ("requires_action", False)
+    step(sm, "unblock")
+    assert snapshot(sm) == ("running", False)
+    step(sm, "end")
+    assert snapshot(sm) == ("idle", False)
+    # The session lives on: the next turn can start.
+    step(sm, "start")
+    assert snapshot(sm) == ("running", False)
+
+
+def test_foreground_work_can_start_blocked_and_end_from_there():
+    sm = ForegroundMachine()
+    step(sm, "start_blocked")
+    assert snapshot(sm) == ("requires_action", False)
+    step(sm, "end")
+    assert snapshot(sm) == ("idle", False)
+
+
+def test_an_idle_session_cannot_end():
+    sm = ForegroundMachine()
+    refused(sm, "end")
+    assert snapshot(sm) == ("idle", False)
+
+
+def test_running_work_cannot_start_again():
+    sm = ForegroundMachine(start_value="running")
+    refused(sm, "start")
+    refused(sm, "start_blocked")
+    refused(sm, "unblock")
+    assert snapshot(sm) == ("running", False)
+
+
+# --- 2. Scenarios: a tool call ---------------------------------------------
+
+
+def test_a_tool_call_runs_and_completes():
+    sm = ToolCallMachine()
+    assert snapshot(sm) == ("pending", False)
+    step(sm, "run")
+    assert snapshot(sm) == ("in_progress", False)
+    step(sm, "complete")
+    assert snapshot(sm) == ("completed", True)
+
+
+def test_a_pending_tool_call_that_never_ran_can_fail():
+    sm = ToolCallMachine()
+    step(sm, "fail")
+    assert snapshot(sm) == ("failed", True)
+
+
+def test_a_completed_tool_call_cannot_fail_afterwards():
+    sm = ToolCallMachine()
+    step(sm, "run")
+    step(sm, "complete")
+    assert snapshot(sm) == ("completed", True)
+    refused(sm, "fail")
+    assert snapshot(sm) == ("completed", True)
+
+
+def test_a_pending_tool_call_cannot_complete_without_running():
+    sm = ToolCallMachine()
+    refused(sm, "complete")
+    assert snapshot(sm) == ("pending", False)
+
+
+# --- 2. Scenarios: a submission (client side) ------------------------------
+
+
+def test_a_submission_is_acknowledged():
+    sm = SubmissionMachine()
+    assert snapshot(sm) == ("sent", False)
+    step(sm, "acknowledge")
+    assert snapshot(sm) == ("acknowledged", True)
+
+
+def test_a_submission_is_rejected():
+    sm = SubmissionMachine()
+    step(sm, "reject")
+    assert snapshot(sm) == ("rejected", True)
+
+
+def test_a_submission_whose_response_is_lost_stays_unknown():
+    sm = SubmissionMachine()
+    step(sm, "lose")
+    assert snapshot(sm) == ("unknown", True)
+    # A lost response remains ambiguous: nothing can resolve it later.
+    refused(sm, "acknowledge")
+    refused(sm, "reject")
+
+
+def test_an_acknowledged_submission_cannot_be_lost():
+    sm = SubmissionMachine()
+    step(sm, "acknowledge")
+    refused(sm, "lose")
+    assert snapshot(sm) == ("acknowledged", True)
+
+
+# --- 3. Final states -------------------------------------------------------
+
+FINAL = {
+    PromptRequestMachine: {"answered", "rejected", "dropped"},
+    ForegroundMachine: set(),
+    ToolCallMachine: {"completed", "failed"},
+    SubmissionMachine: {"acknowledged", "rejected", "unknown"},
+}
+
+
+@machine_params
+def test_the_final_states_are_exactly_the_expected_ones(machine):
+    assert {s.id for s in machine.states if s.final} == FINAL[machine]
+    assert {s.id for s in machine.final_states} == FINAL[machine]
+
+
+@machine_params
+def test_final_states_have_no_way_out_and_every_other_state_has_one(machine):
+    sources = {s for s, _ in TABLES[machine]}
+    assert sources == set(state_ids(machine)) - FINAL[machine]
+    for state in state_ids(machine):
+        assert machine(start_value=state).is_terminated == (state in FINAL[machine])
+
+
+# --- 4. Stop reasons -------------------------------------------------------
+
+
+def test_the_stop_reasons_are_the_five_of_v1_plus_error():
+    assert STOP_REASONS == ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
+    assert len(set(STOP_REASONS)) == len(STOP_REASONS)
+
+
+# --- 5. The tables are read from the classes -------------------------------
+
+
+def test_a_machine_that_gains_a_transition_gains_a_table_entry():
+    class ToolCallWithShortcut(StateMachine):
+        pending = State(initial=True)
+        in_progress = State()
+        completed = State(final=True)
+        failed = State(final=True)
+
+        run = pending.to(in_progress)
+        # The one extra transition: a call reported completed without ever running.
+        complete = in_progress.to(completed) | pending.to(completed)
+        fail = pending.to(failed) | in_progress.to(failed)
+
+    assert ("pending", "complete") not in TOOL
+    table = transition_table(ToolCallWithShortcut)
+    assert table == {**TOOL, ("pending", "complete"): "completed"}
+    sm = ToolCallWithShortcut()
+    sm.send("complete")
+    assert sm.current_state_value == table[("pending", "complete")]
+
+
+def test_a_machine_with_two_targets_for_one_event_has_no_table():
+    class Ambiguous(StateMachine):
+        a = State(initial=True)
+        b = State(final=True)
+        c = State(final=True)
+
+        go = a.to(b) | a.to(c)
+
+    with pytest.raises(ValueError, match="not deterministic"):
+        transition_table(Ambiguous)
+
+
+def test_a_guarded_transition_cannot_be_tabled():
+    class Guarded(StateMachine):
+        a = State(initial=True)
+        b = State(final=True)
+
+        go = a.to(b, cond="ready")
+
+        def ready(self):
+            return False
+
+    with pytest.raises(ValueError, match="guarded"):
+        transition_table(Guarded)
