@@ -51,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser("configs", help="list the named configurations and their members")
     g.add_argument("--json", action="store_true")
+
+    d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
+    d.add_argument("--out", default="docs", help="directory to write (default: docs)")
+    d.add_argument("--check", action="store_true", help="exit 1 if the files there are stale, write nothing")
     return p
 
 
@@ -63,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             return _bugs(args)
         if args.command == "configs":
             return _configs(args)
+        if args.command == "docs":
+            return _docs(args)
         _parser().print_help()
         return 2
     except (UsageError, ConfigError, TooLarge) as e:
@@ -164,6 +170,24 @@ def _print_result(r: SuiteResult, traces: bool) -> None:
         out.print(f"[bold red]{len(bad)} of {len(r.verdicts)} verdicts do not match their expectation:[/] {', '.join(bad)}")
     else:
         out.print(f"[bold green]All {len(r.verdicts)} verdicts match their expectation[/] ({r.states:,} states, {r.seconds:.1f} s).")
+
+
+def _docs(args) -> int:
+    from pathlib import Path
+
+    from .docsgen import GENERATED, write
+
+    out = Path(args.out)
+    if args.check:
+        stale = [n for n, make in GENERATED.items() if not (out / n).exists() or (out / n).read_text() != make()]
+        for n in stale:
+            print(f"stale: {out / n}")
+        return 1 if stale else 0
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} exists and is not a directory")
+    for path in write(out):
+        print(f"wrote {path}")
+    return 0
 
 
 # --- listings -------------------------------------------------------------------
