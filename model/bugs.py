@@ -84,6 +84,8 @@ BUGS: dict[str, Bug] = {
              "association_points_at_own_submission", "multi-client", client_associates_by="content"),
         _bug("client-associates-by-order", "client takes the next echo as its own",
              "association_points_at_own_submission", "multi-client", client_associates_by="order"),
+        _bug("client-idle-completes-prompt", "client takes the next idle as completion of its own prompt",
+             "client_completion_belief_is_true", "cancel-race", "claude-agent-acp#480", client_idle_completes=True),
         _bug("client-keeps-optimistic-copy", "client keeps its optimistic copy when the echo came first",
              "single_canonical_copy", "tiny", client_reconciles=False),
     )

@@ -174,6 +174,7 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-OPEN-RETRIES-OUTSIDE",
         "RFD-RETRY-DISTINCT",
     ),
+    "client_completion_belief_is_true": ("RFD-STATE-SESSION-SCOPED",),
     "session_cancel_stops_only_work_it_saw": (
         "RFD-OPEN-CANCEL-RACES",
         "S240-CANCEL-SCOPE",
@@ -221,6 +222,7 @@ _REPLAY = "Correlation and replay"
 _STREAM = "Streaming user messages"
 _FAIL = "Report failures after insertion"
 _PLAN = "Implementation details and plan"
+_FAQ_TURN = "Does the returned ID identify a turn or the agent’s response?"
 _FAQ_RETRY = "Does returning `messageId` make retrying safe?"
 _FAQ_COMMANDS = "Do locally handled commands need persistent history?"
 
@@ -494,6 +496,10 @@ _ALL: tuple[Clause, ...] = (
         "guarantees remain outside this change.",
     ),
     _C(
+        "RFD-STATE-SESSION-SCOPED", "RFD", "MUST NOT", _FAQ_TURN,
+        "Agent messages and tool calls retain their own IDs; state_update remains session-scoped.",
+    ),
+    _C(
         "RFD-RETRY-DISTINCT", "RFD", "MAY", _FAQ_RETRY,
         "A retry can be accepted as a distinct submission with a different ID, "
         "including after a lost response.",
@@ -648,6 +654,7 @@ IMPLIED_LEVEL: frozenset[str] = frozenset({
     "RFD-OPEN-CANCEL-RACES",
     "RFD-OPEN-RESUME-STATE",
     "RFD-OPEN-RETRIES-OUTSIDE",
+    "RFD-STATE-SESSION-SCOPED",
     "RFD-RETRY-DISTINCT",
     "RFD-COMMAND-REPLAY-SAME-ID",
     "RFD-COMMAND-REPLAY-NO-EXEC",

@@ -193,6 +193,8 @@ class Rules:
     client_associates_by: str = "response"
     #: on the response, drop the optimistic copy when the echo came first
     client_reconciles: bool = True
+    #: take the next idle as completion of the client's own pending prompts
+    client_idle_completes: bool = False
     #: a replayed user message carries the submission's correlation token
     #: (the FAQ's possible future client-generated token)
     correlation_token: bool = False

@@ -119,6 +119,7 @@ _APPLIES = {
     "sometimes_response_lost": _lost,
     "sometimes_retry": lambda c: c.retries > 0 and _lost(c),
     "sometimes_cancel_reaches_running_work": lambda c: c.cancels > 0,
+    "sometimes_stale_idle": lambda c: _works(c) >= 2 or c.hook,
     "lost_response_recoverable": _resume,
     "retry_does_not_duplicate": lambda c: c.retries > 0 and _lost(c),
     "session_cancel_stops_only_work_it_saw": lambda c: c.cancels > 0 and (_works(c) >= 2 or c.hook),
@@ -399,6 +400,38 @@ def client_content_matches_agent(s: System):
         for key, got, opt in cl.view:
             if key > 0 and not opt and key in content and got not in ((), content[key]):
                 return f"client {c} holds {list(got)} for message {key}, the agent holds {list(content[key])}"
+    return None
+
+
+def _processed(s: System, c: int, rid: int) -> bool:
+    """Was client c's prompt rid inserted and taken by work that has ended?
+
+    Derived, not recorded: an inserted message waits in ``pending`` until work
+    takes it and stays in the work's inputs until that work ends. (A message
+    whose work a restart dropped counts as processed: a blind spot, see
+    docs/model.md.)
+    """
+    r = _req_of_any(s, c, rid)
+    if r is None or not r.ins:
+        return False
+    w = s.agent.work
+    return r.mid not in s.agent.pending and (w is None or r.mid not in w.inputs)
+
+
+def _req_of_any(s: System, c: int, rid: int):
+    for r in s.agent.reqs:
+        if r.cid == c and r.rid == rid:
+            return r
+    return None
+
+
+@_prop("always", witnesses=("sometimes_stale_idle",))
+def client_completion_belief_is_true(s: System):
+    """A client believes its prompt processed only once work that took it has ended."""
+    for c, cl in enumerate(s.clients):
+        for rid in cl.done:
+            if not _processed(s, c, rid):
+                return f"client {c} took an idle as the end of its prompt {rid}, which no ended work has processed"
     return None
 
 
@@ -743,6 +776,20 @@ def sometimes_response_lost(pre, step):
 def sometimes_retry(pre, step):
     """A client retries a submission whose response was lost."""
     return step.action[0] == "ClientRetryPrompt"
+
+
+@_sometimes("state", "ClientReceive")
+def sometimes_stale_idle(pre, step):
+    """An idle reaches a client whose prompt no ended work has processed yet."""
+    for c, (before, after) in enumerate(zip(pre.clients, step.state.clients)):
+        got_idle = any(cc == c and m[0] == "state" and m[1] == IDLE for cc, m in step.emitted)
+        if step.action[:2] == ("ClientReceive", c) and pre.down[c][0][:2] == ("state", IDLE):
+            got_idle = True
+        if got_idle and after.connected:
+            for sub in after.subs:
+                if sub.status in ("sent", "acknowledged") and not _processed(step.state, c, sub.rid):
+                    return True
+    return False
 
 
 @_sometimes("AgentReceive")

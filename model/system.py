@@ -161,6 +161,7 @@ class Client(NamedTuple):
     perms: tuple  # permission request ids awaiting an answer
     next_rid: int
     submitted: int  # prompts submitted (retries not counted)
+    done: tuple  # rids the client believes processed (only a buggy client fills it)
 
 
 class Used(NamedTuple):
@@ -228,7 +229,7 @@ class Step(NamedTuple):
 def initial_state(cfg: Config) -> System:
     """A new session: idle, every client attached, nothing sent yet."""
     n = cfg.clients
-    client = Client(True, 0, False, (), (), IDLE, (), 1, 0)
+    client = Client(True, 0, False, (), (), IDLE, (), 1, 0, ())
     agent = Agent(IDLE, "", None, (), (), (), 1, (1 << n) - 1, (), frozenset(), (), 0)
     return System(agent, (client,) * n, ((),) * n, ((),) * n, Used())
 
@@ -464,6 +465,14 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
         new = msg[2] if kind == "um" else (msg[2],)
         return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
     if kind == "state":
+        if msg[1] == IDLE and rules.client_idle_completes:
+            # claude-agent-acp#480: the next idle taken as completion of the
+            # client's own prompts. A correct client draws no such conclusion:
+            # "state_update remains session-scoped".
+            done = cl.done + tuple(
+                sub.rid for sub in cl.subs if sub.status in ("sent", "acknowledged") and sub.rid not in cl.done
+            )
+            return cl._replace(fg=msg[1], done=done)
         return cl._replace(fg=msg[1])
     if kind == "perm":
         return cl._replace(perms=cl.perms + (msg[1],))

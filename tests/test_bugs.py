@@ -30,6 +30,7 @@ PINNED_LENGTHS = {
     "replay-without-replay-from": 6,
     "client-associates-by-content": 5,
     "client-associates-by-order": 5,
+    "client-idle-completes-prompt": 3,
     "client-keeps-optimistic-copy": 7,
 }
 
