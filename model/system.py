@@ -74,7 +74,43 @@ __all__ = [
     "ERR_CANCELLED",
     "ERR_INVALID",
     "ERR_FAILURE",
+    "ACTION_KINDS",
 ]
+
+#: Every action name a step can carry (``Step.action[0]``), Actor + Verb.
+ACTION_KINDS = (
+    # transport: delivering the head of a channel
+    "AgentReceive",
+    "AgentResume",
+    "ClientReceive",
+    # the agent and its prompts
+    "AgentHold",
+    "AgentReserveId",
+    "AgentInsert",
+    "AgentRejectPrompt",
+    "AgentRespond",
+    "AgentEcho",
+    # foreground work
+    "AgentBeginWork",
+    "AgentInitiateWork",
+    "AgentToolCall",
+    "AgentRequestPermission",
+    "AgentEndWork",
+    # faults
+    "AgentFailWork",
+    "AgentFailAndRetry",
+    "AgentFailInBackground",
+    "AgentImportMessage",
+    "AgentRestart",
+    "ConnectionLost",
+    # clients
+    "ClientSubmitPrompt",
+    "ClientRetryPrompt",
+    "ClientCancelRequest",
+    "ClientCancelSession",
+    "ClientAnswerPermission",
+    "ClientResume",
+)
 
 # JSON-RPC error codes the model uses.
 ERR_CANCELLED = -32800  # request cancelled ($/cancel_request, session/cancel)

@@ -95,10 +95,35 @@ _WIDE = (
     ),
 ) + _DEFAULT
 
+_FUZZ = (
+    # Too big for exhaustive search: three clients with three prompts each,
+    # every fault twice, FIFO channels both ways. For `acp-lifecycle fuzz`.
+    Config(
+        name="fuzz-3-clients",
+        clients=3,
+        prompts=3,
+        alphabet=("a", "b", "/c"),
+        tool_calls=2,
+        permissions=1,
+        failures=2,
+        cancels=2,
+        resumes=2,
+        restarts=1,
+        losses=2,
+        imports=1,
+        agent_work=1,
+        retries=1,
+        hold=True,
+        hook=True,
+        down_latency=True,
+    ).validate(),
+)
+
 SUITES: dict[str, Suite] = {
     "tiny": Suite("tiny", "one client, one prompt, no faults (pinned in tests)", _TINY),
     "default": Suite("default", "every rule, one feature group per member (under 10 s)", _DEFAULT),
     "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (minutes)", _WIDE),
+    "fuzz": Suite("fuzz", "three clients, three prompts each, every fault twice (Hypothesis only)", _FUZZ),
 }
 
 
