@@ -223,15 +223,27 @@ class System(NamedTuple):
     used: Used
 
 
-def _fast_replace(self, **changes):
-    # NamedTuple._replace goes through _make and map(); this is about twice as
-    # fast, and _replace is the model's most frequent call.
-    get = changes.get
-    return tuple.__new__(type(self), [get(f, v) for f, v in zip(self._fields, self)])
+_UNSET = object()
+
+
+def _compile_replace(cls) -> None:
+    """Give a NamedTuple a ``_replace`` with one keyword per field.
+
+    ``NamedTuple._replace`` goes through ``_make`` and ``map()``; a generated
+    function that names every field is about three times as fast, and
+    ``_replace`` is the model's most frequent call.
+    """
+    fields = cls._fields
+    params = ", ".join(f"{f}=_UNSET" for f in fields)
+    items = ", ".join(f"self[{i}] if {f} is _UNSET else {f}" for i, f in enumerate(fields))
+    src = f"def _replace(self, *, {params}):\n    return _new(_cls, ({items},))\n"
+    env = {"_UNSET": _UNSET, "_new": tuple.__new__, "_cls": cls}
+    exec(src, env)  # noqa: S102 - generated from the field names above
+    cls._replace = env["_replace"]
 
 
 for _cls in (Req, Msg, Work, Agent, Sub, Client, Used, System):
-    _cls._replace = _fast_replace
+    _compile_replace(_cls)
 
 
 class Step(NamedTuple):
