@@ -87,6 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _check(args) -> int:
     suite = get_suite(args.config)
+    if not suite.exhaustive:
+        raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
     rules = get_bug(args.bug).rules if args.bug else RFD_RULES
     if args.max_states < 1:
         raise UsageError(f"--max-states must be positive, not {args.max_states}")

@@ -34,6 +34,8 @@ class Suite:
     name: str
     summary: str
     members: tuple[Config, ...]
+    #: False for suites too large to explore exhaustively (Hypothesis only)
+    exhaustive: bool = True
 
 
 def _c(name: str, **bounds) -> Config:
@@ -123,7 +125,7 @@ SUITES: dict[str, Suite] = {
     "tiny": Suite("tiny", "one client, one prompt, no faults (pinned in tests)", _TINY),
     "default": Suite("default", "every rule, one feature group per member (under 10 s)", _DEFAULT),
     "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (minutes)", _WIDE),
-    "fuzz": Suite("fuzz", "three clients, three prompts each, every fault twice (Hypothesis only)", _FUZZ),
+    "fuzz": Suite("fuzz", "three clients, three prompts each, every fault twice (Hypothesis only)", _FUZZ, False),
 }
 
 
@@ -138,6 +140,6 @@ def get_suite(name: str) -> Suite:
     for suite in SUITES.values():
         for m in suite.members:
             if m.name == name:
-                return Suite(m.name, f"member {m.name} of {suite.name}", (m,))
+                return Suite(m.name, f"member {m.name} of {suite.name}", (m,), suite.exhaustive)
     names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members}))
     raise ConfigError(f"unknown configuration {name!r}; choose one of: {names}")

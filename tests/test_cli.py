@@ -46,6 +46,7 @@ def test_a_seeded_bug_fails_the_check_with_its_counterexample(capsys):
         (["check", "--config", "tiny", "--max-states", "0"], "--max-states must be positive"),
         (["check", "--config", "multi-client", "--max-states", "50"], "passed 50 states"),
         (["nonsense"], "invalid choice"),
+        (["check", "--config", "fuzz"], "too large for exhaustive search"),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(capsys, argv, needle):
