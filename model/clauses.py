@@ -412,9 +412,9 @@ _ALL: tuple[Clause, ...] = (
         "RFD-ERROR-DETAILS", "RFD", "SHOULD", _FAIL,
         "The Agent SHOULD include it, and Clients may show message to the user.",
         out_of_scope=(
-            "The model lets a failure carry an error object or none, as omission "
-            "is valid on the wire, and no planned property flags an error idle "
-            "without details or checks what a client displays."
+            "The model agent always includes the error object (-32000), so the "
+            "SHOULD is met by construction; an error idle without details is valid "
+            "on the wire and no property flags it or checks what a client displays."
         ),
     ),
     _C(

@@ -155,7 +155,6 @@ class Work(NamedTuple):
     inputs: tuple  # message ids this work processes
     tools: tuple  # ((tool id, ToolCallMachine state), ...)
     cancelling: bool  # session/cancel received
-    failed: bool  # a failure ended it (only seen by buggy agents that keep it)
     perm: int  # outstanding permission request id (0 = none)
 
 
@@ -739,7 +738,7 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used) -> Step:
     serial = a.serial + 1
     a = a._replace(
         fg=FOREGROUND[(a.fg, "start")],
-        work=Work(serial, inputs, (), False, False, 0),
+        work=Work(serial, inputs, (), False, 0),
         pending=() if inputs else a.pending,
         serial=serial,
     )
