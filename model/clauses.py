@@ -175,6 +175,11 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-RETRY-DISTINCT",
     ),
     "client_completion_belief_is_true": ("RFD-STATE-SESSION-SCOPED",),
+    "client_sees_current_state": (
+        "S240-STATE-REPORT-RUNNING",
+        "S240-STATE-NEW-IDLE",
+        "RFD-FAIL-ERROR-IDLE",
+    ),
     "session_cancel_stops_only_work_it_saw": (
         "RFD-OPEN-CANCEL-RACES",
         "S240-CANCEL-SCOPE",
@@ -540,20 +545,11 @@ _ALL: tuple[Clause, ...] = (
     ),
     _C(
         "S240-STATE-REPORT-RUNNING", "2.4.0", "MUST", "StateUpdate", _RUNNING_IDLE,
-        out_of_scope=(
-            "The model's foreground machine leaves idle only through a reported "
-            "running or requires_action, so this half holds by construction and "
-            "no property checks it."
-        ),
     ),
     _C("S240-STATE-REPORT-IDLE", "2.4.0", "MUST", "StateUpdate", _RUNNING_IDLE),
     _C(
         "S240-STATE-NEW-IDLE", "2.4.0", "MUST", "StateUpdate",
         "A new session defaults to idle until a state update reports otherwise.",
-        out_of_scope=(
-            "It is the initial state the model assumes (the foreground machine "
-            "starts idle), not a property it checks."
-        ),
     ),
     _C(
         "S240-STATE-RESUME-SNAPSHOT", "2.4.0", "MUST", "StateUpdate",

@@ -143,9 +143,13 @@ class Rules:
     cancel_after_insertion: bool = False
 
     # --- message IDs -------------------------------------------------------
+    #: answer session/prompt at all (False: the FAQ's "Prompt as a notification")
+    prompt_response: bool = True
+
     #: how IDs are made: "counter" (fresh, persisted across restart),
     #: "content" (same content -> same ID), "restart-resets" (counter forgotten
-    #: at restart)
+    #: at restart), "jsonrpc-id" (the request's JSON-RPC id), "client" (each
+    #: client numbers its own messages)
     id_scheme: str = "counter"
     #: echo under the returned ID (False: under another ID)
     echo_same_id: bool = True
@@ -166,6 +170,9 @@ class Rules:
     tool_update_after_idle: bool = False
     #: put an error object beside a normal stop reason
     error_beside_stop_reason: bool = False
+    #: how a failure that ends work is reported: "error-idle" (RFD), or the
+    #: FAQ's alternatives "failed-state", "error-update", "notice"
+    failure_report: str = "error-idle"
     #: give unfinished tool calls a terminal status before an error idle
     fail_tools_before_error_idle: bool = True
 

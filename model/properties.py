@@ -435,6 +435,18 @@ def client_completion_belief_is_true(s: System):
     return None
 
 
+@_prop("always", witnesses=("sometimes_work_ends", "sometimes_failure_ends_work"))
+def client_sees_current_state(s: System):
+    """While no connection has been lost, a client that has received everything sees the current foreground state."""
+    if s.used.losses or s.used.restarts:
+        return None  # resumed clients: see resumed_client_sees_current_state
+    a = s.agent
+    for c, cl in enumerate(s.clients):
+        if not s.down[c] and cl.fg != a.fg:
+            return f"client {c} has received everything and believes the session is {cl.fg}; it is {a.fg}"
+    return None
+
+
 # ---------------------------------------------------------------------------
 # Replay
 # ---------------------------------------------------------------------------

@@ -269,6 +269,7 @@ class Step(NamedTuple):
 #   ("tool", tid, status)             tool_call / tool_call_update
 #   ("perm", pid)                     session/request_permission
 #   ("notice",)                       notice (advisory)
+#   ("error_update", code)            an error update (a rejected FAQ alternative only)
 #   ("resumed", rid)                  session/resume result
 # ---------------------------------------------------------------------------
 
@@ -314,10 +315,17 @@ def _content_id(content: str) -> int:
     return 100 + "ab/ci".index(content[0])
 
 
-def _new_id(agent: Agent, rules: Rules, content: str) -> tuple[int, int]:
+def _new_id(agent: Agent, rules: Rules, content: str, req: Req | None = None) -> tuple[int, int]:
     """(message id, next counter)."""
     if rules.id_scheme == "content":
         return _content_id(content), agent.next_id
+    if rules.id_scheme == "jsonrpc-id" and req is not None:
+        # The FAQ's "Reuse the JSON-RPC request ID": clients choose request ids.
+        return req.rid, agent.next_id
+    if rules.id_scheme == "client" and req is not None:
+        # The FAQ's "Let the client choose the canonical message ID": each
+        # client numbers its own messages.
+        return 200 + sum(1 for r in agent.reqs[: agent.reqs.index(req) + 1] if r.cid == req.cid), agent.next_id
     return agent.next_id, agent.next_id + 1
 
 
@@ -384,7 +392,7 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
         a = a._replace(reqs=a.reqs + (req,))
         if rules.respond_at == "receipt":
             a = _reserve(a, idx, rules)
-            a = _answer(a, idx, o, ("ok", a.reqs[idx].mid))
+            a = _answer(a, idx, o, ("ok", a.reqs[idx].mid), rules)
         if rules.second_stop_reason and a.fg == IDLE and a.stop == rules.cancel_stop_reason:
             # claude-agent-acp#551: a late second stop reason for work already ended.
             o.broadcast(("state", IDLE, rules.second_stop_reason, 0))
@@ -395,9 +403,9 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
             req = a.reqs[idx]
             if req.phase in NOT_INSERTED:
                 # "$/cancel_request ... answers session/prompt with -32800 only before insertion"
-                a = _reject(a, idx, o, ERR_CANCELLED)
+                a = _reject(a, idx, o, ERR_CANCELLED, rules)
             elif rules.cancel_after_insertion and req.phase in ("inserted", "answered"):
-                a = _answer(a, idx, o, ("err", ERR_CANCELLED))
+                a = _answer(a, idx, o, ("err", ERR_CANCELLED), rules)
             # else: inserted already -- the request still succeeds with its messageId.
     elif kind == "cancel":
         w = a.work
@@ -409,7 +417,7 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
             # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
             for idx, req in enumerate(a.reqs):
                 if req.phase in NOT_INSERTED:
-                    a = _reject(a, idx, o, ERR_CANCELLED)
+                    a = _reject(a, idx, o, ERR_CANCELLED, rules)
     elif kind == "perm_ans":
         w = a.work
         if w is not None and w.perm == msg[1]:
@@ -512,6 +520,8 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
         new = msg[2] if kind == "um" else (msg[2],)
         return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
     if kind == "state":
+        if msg[1] not in (IDLE, RUNNING, REQUIRES_ACTION):
+            return cl  # a client that predates a new state value cannot read it
         if msg[1] == IDLE and rules.client_idle_completes:
             # claude-agent-acp#480: the next idle taken as completion of the
             # client's own prompts. A correct client draws no such conclusion:
@@ -574,8 +584,10 @@ def _commit(s: System, a: Agent, o: _Out) -> System:
 # --- agent: prompts -------------------------------------------------------------
 
 
-def _answer(a: Agent, idx: int, o: _Out, answer: tuple) -> Agent:
+def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules) -> Agent:
     req = a.reqs[idx]
+    if not rules.prompt_response:
+        return a  # the FAQ's "Prompt as a notification": there is nothing to answer
     if not req.orphan:
         if answer[0] == "ok":
             o.send(req.cid, ("ok", req.rid, answer[1]))
@@ -584,15 +596,15 @@ def _answer(a: Agent, idx: int, o: _Out, answer: tuple) -> Agent:
     return a._replace(reqs=_set(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
 
 
-def _reject(a: Agent, idx: int, o: _Out, code: int) -> Agent:
+def _reject(a: Agent, idx: int, o: _Out, code: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
     a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
-    return _answer(a, idx, o, ("err", code))
+    return _answer(a, idx, o, ("err", code), rules)
 
 
 def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
-    mid, nxt = _new_id(a, rules, req.content)
+    mid, nxt = _new_id(a, rules, req.content, req)
     req = req._replace(phase=REQUEST[(req.phase, "reserve")], mid=mid)
     return a._replace(reqs=_set(a.reqs, idx, req), next_id=nxt, issued=tuple(sorted(a.issued + ((mid, idx),))))
 
@@ -610,20 +622,20 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
                 a2 = _reserve(a, idx, rules)
                 o = _Out(s)
                 if rules.respond_at == "reserve":
-                    a2 = _answer(a2, idx, o, ("ok", a2.reqs[idx].mid))
+                    a2 = _answer(a2, idx, o, ("ok", a2.reqs[idx].mid), rules)
                 out.append(Step(("AgentReserveId", idx), _commit(s, a2, o), tuple(o.emitted)))
             command = req.content.startswith("/")
             for retained in (True, False) if (command or cfg.live_only) else (True,):
                 out.append(_insert(s, idx, retained, rules))
             o = _Out(s)
-            a2 = _reject(a, idx, o, ERR_INVALID)
+            a2 = _reject(a, idx, o, ERR_INVALID, rules)
             out.append(Step(("AgentRejectPrompt", idx), _commit(s, a2, o), tuple(o.emitted)))
-        elif phase == "inserted" and not req.answers:
+        elif phase == "inserted" and not req.answers and rules.prompt_response:
             # "The agent MUST respond successfully once the user message has been
             # inserted, without waiting for foreground processing to finish."
             o = _Out(s)
             r = req._replace(phase=REQUEST[(phase, "respond")])
-            a2 = _answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid))
+            a2 = _answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
             out.append(Step(("AgentRespond", idx), _commit(s, a2, o), tuple(o.emitted)))
     if rules.echo:
         for i, m in enumerate(a.conv):
@@ -638,7 +650,7 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules) -> Step:
     if req.mid:
         mid, nxt_id, issued = req.mid, a.next_id, a.issued
     else:
-        mid, nxt_id = _new_id(a, rules, req.content)
+        mid, nxt_id = _new_id(a, rules, req.content, req)
         issued = tuple(sorted(a.issued + ((mid, idx),)))
     command = req.content.startswith("/")
     msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command))
@@ -745,8 +757,16 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used) -> Step:
     return Step(label, _commit(s, a, o)._replace(used=used), tuple(o.emitted))
 
 
-def _end(s: System, cfg: Config, rules: Rules, label: tuple, reason: str, errcode: int = 0) -> Step:
-    """End the work with an idle: unfinished tools fail first, then the idle."""
+def _end(
+    s: System, cfg: Config, rules: Rules, label: tuple, reason: str, errcode: int = 0, report: str = "error-idle"
+) -> Step:
+    """End the work with an idle: unfinished tools fail first, then the idle.
+
+    ``report`` says how a failure is reported: on the idle ("error-idle", the
+    RFD), or as one of the FAQ's rejected alternatives ("failed-state": a
+    ``failed`` state instead of idle; "error-update": an error update, then an
+    idle; "notice": an error-severity notice, then an idle).
+    """
     a = s.agent
     w = a.work
     o = _Out(s)
@@ -763,7 +783,16 @@ def _end(s: System, cfg: Config, rules: Rules, label: tuple, reason: str, errcod
         stragglers = (tools[-1][0],)
     if rules.error_beside_stop_reason and reason != "error":
         errcode = ERR_INTERNAL
-    o.broadcast(("state", IDLE, reason, errcode))
+    if report == "failed-state":
+        o.broadcast(("state", "failed", "", errcode))
+    elif report == "error-update":
+        o.broadcast(("error_update", errcode))
+        o.broadcast(("state", IDLE, "", 0))
+    elif report == "notice":
+        o.broadcast(("notice",))
+        o.broadcast(("state", IDLE, "", 0))
+    else:
+        o.broadcast(("state", IDLE, reason, errcode))
     a = a._replace(
         fg=FOREGROUND[(a.fg, "end")],
         stop=reason,
@@ -830,7 +859,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
         # Bug: report the failure as an error response to a prompt not yet answered.
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
-                a = _answer(a, idx, o, ("err", rules.error_after_insertion))
+                a = _answer(a, idx, o, ("err", rules.error_after_insertion), rules)
         s = _commit(s, a, o)
     if not rules.idle_after_failure:
         # Bug: the work is dropped and no idle is ever sent.
@@ -838,7 +867,8 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
         return Step(("AgentFailWork", "stops-work"), s._replace(agent=a, used=spent), tuple(o.emitted))
     # "When foreground work ends because of a failure after the user message was
     # inserted, the Agent reports idle with the error stop reason and ... the error"
-    step = _end(s, cfg, rules, ("AgentFailWork", "stops-work"), "error", ERR_FAILURE)
+    # (the FAQ's rejected alternatives report it otherwise: Rules.failure_report)
+    step = _end(s, cfg, rules, ("AgentFailWork", "stops-work"), "error", ERR_FAILURE, rules.failure_report)
     return step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted)
 
 

@@ -107,6 +107,8 @@ def agent_message(msg: tuple) -> dict:
                 "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
             },
         }
+    if kind == "error_update":
+        return _update({"sessionUpdate": "error", "error": {"code": msg[1], "message": _ERROR_TEXT.get(msg[1], "Error")}})
     if kind == "notice":
         return _update({"sessionUpdate": "notice", "severity": "warning", "message": "Provider request failed; retrying"})
     if kind == "resumed":
