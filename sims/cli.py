@@ -52,6 +52,19 @@ def _parser() -> argparse.ArgumentParser:
     g = sub.add_parser("configs", help="list the named configurations and their members")
     g.add_argument("--json", action="store_true")
 
+    v = sub.add_parser("variants", help="check every spec variant and print the verdict matrix")
+    v.add_argument("--config", default="default", help="named configuration (default: default)")
+    v.add_argument("--variant", action="append", help="only this variant (repeatable)")
+    v.add_argument("--json", action="store_true", help="print the matrix as JSON")
+    v.add_argument("--markdown", action="store_true", help="print the matrix as Markdown")
+    v.add_argument("--list", action="store_true", help="list the variants and exit")
+
+    r = sub.add_parser("regress", help="re-run the verdict matrix and compare it with the agreed one")
+    r.add_argument("--verdicts", default="docs/verdicts.json", help="the agreed matrix (default: docs/verdicts.json)")
+    r.add_argument("--variant", action="append", help="only this variant (repeatable)")
+    r.add_argument("--accept", action="store_true", help="rewrite the agreed matrix (and its .md) with the new verdicts")
+    r.add_argument("--yes", action="store_true", help="with --accept: do not ask")
+
     d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
     d.add_argument("--out", default="docs", help="directory to write (default: docs)")
     d.add_argument("--check", action="store_true", help="exit 1 if the files there are stale, write nothing")
@@ -69,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
             return _configs(args)
         if args.command == "docs":
             return _docs(args)
+        if args.command == "variants":
+            return _variants(args)
+        if args.command == "regress":
+            return _regress(args)
         _parser().print_help()
         return 2
     except (UsageError, ConfigError, TooLarge) as e:
@@ -172,6 +189,134 @@ def _print_result(r: SuiteResult, traces: bool) -> None:
         out.print(f"[bold red]{len(bad)} of {len(r.verdicts)} verdicts do not match their expectation:[/] {', '.join(bad)}")
     else:
         out.print(f"[bold green]All {len(r.verdicts)} verdicts match their expectation[/] ({r.states:,} states, {r.seconds:.1f} s).")
+
+
+def _variant_names(args) -> list[str] | None:
+    from model.variants import get_variant
+
+    return [get_variant(n).name for n in args.variant] if args.variant else None
+
+
+def _variant_progress(err: Console, names: list[str]):
+    """A progress bar over variants on stderr (only on a terminal)."""
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
+                   transient=True, disable=not err.is_terminal)
+    task = bar.add_task("variants", total=len(names))
+
+    def on_variant(name):
+        bar.update(task, description=f"variant {name}", advance=0 if bar.tasks[0].completed == 0 and name == names[0] else 1)
+
+    return bar, on_variant
+
+
+def _variants(args) -> int:
+    from model.variants import VARIANTS
+
+    from .variants import also_breaks, matrix, surprises, to_json, to_markdown
+
+    if args.list:
+        t = Table(show_edge=False, pad_edge=False)
+        for col in ("variant", "summary", "expected to break"):
+            t.add_column(col)
+        for v in VARIANTS.values():
+            t.add_row(v.name, v.summary, ", ".join(v.worse_on))
+        _console().print(t)
+        return 0
+    names = _variant_names(args) or list(VARIANTS)
+    suite = get_suite(args.config)
+    if not suite.exhaustive:
+        raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
+    bar, on_variant = _variant_progress(Console(stderr=True), names)
+    with bar:
+        m = matrix(args.config, names, on_variant)
+    data = to_json(m)
+    bad = {k: v for k, v in surprises(m).items() if v}
+    if args.json:
+        print(json.dumps(data, indent=2))
+    elif args.markdown:
+        print(to_markdown(data), end="")
+    else:
+        _print_matrix(data)
+        for name, extra in also_breaks(m).items():
+            if extra and name in data["variants"]:
+                print(f"{name} also breaks: {', '.join(extra)}")
+        for name, lines in bad.items():
+            print(f"{name}: NOT AS DEFINED: " + "; ".join(lines))
+    return 1 if bad else 0
+
+
+def _print_matrix(data: dict) -> None:
+    from model.properties import PROPERTIES
+
+    names = list(data["variants"])
+    t = Table(show_edge=False, pad_edge=False, title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)")
+    t.add_column("property", no_wrap=True)
+    for i, _ in enumerate(names, 1):
+        t.add_column(f"v{i}", no_wrap=True)
+    for p in PROPERTIES:
+        if p.kind == "sometimes":
+            continue
+        row = []
+        for n in names:
+            c = data["variants"][n][p.id]
+            if c["verdict"] == "violated":
+                row.append(f"[red]✗ {c['steps']}[/]")
+            elif c["verdict"] == "holds":
+                row.append("[green]holds[/]")
+            else:
+                row.append(f"[dim]{c['verdict']}[/]")
+        t.add_row(p.id, *row)
+    out = _console()
+    out.print(t)
+    out.print("  ".join(f"v{i} = {n}" for i, n in enumerate(names, 1)))
+
+
+def _regress(args) -> int:
+    from pathlib import Path
+
+    from model.variants import VARIANTS
+
+    from .variants import compare, describe_diff, load, matrix, to_json, to_markdown
+
+    path = Path(args.verdicts)
+    if not path.is_file():
+        raise UsageError(f"no agreed matrix at {path}; run from the project's checkout or pass --verdicts PATH")
+    try:
+        agreed = load(path)
+    except ValueError as e:
+        raise UsageError(f"{path} is not a verdict matrix: {e}") from None
+    names = _variant_names(args) or list(VARIANTS)
+    bar, on_variant = _variant_progress(Console(stderr=True), names)
+    with bar:
+        m = matrix(agreed.get("config", "default"), names, on_variant)
+    diffs = compare(agreed, m)
+    if args.variant:
+        diffs = [d for d in diffs if d[0] in names]
+    if not diffs:
+        print(f"regress: {len(names)} variant(s) x {len(to_json(m)['variants'][names[0]])} properties match {path}")
+        return 0
+    for d in diffs:
+        for line in describe_diff(m, d):
+            print(line)
+    print(f"regress: {len(diffs)} verdict(s) differ from {path}")
+    if not args.accept:
+        return 1
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError("--accept needs --yes when there is no terminal to ask on")
+        answer = input(f"Rewrite {path} with these {len(diffs)} change(s)? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            print("regress: nothing written")
+            return 1
+    fresh = to_json(m)
+    merged = {"config": fresh["config"], "variants": dict(agreed.get("variants", {}))}
+    merged["variants"].update(fresh["variants"])
+    merged["variants"] = {n: merged["variants"][n] for n in VARIANTS if n in merged["variants"]}
+    path.write_text(json.dumps(merged, indent=2) + "\n")
+    md = path.with_suffix(".md")
+    md.write_text(to_markdown(merged))
+    print(f"regress: wrote {path} and {md}")
+    return 0
 
 
 def _docs(args) -> int:

@@ -1,0 +1,90 @@
+"""Spec variants, the committed verdict matrix, and `regress`."""
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from model.properties import BY_ID
+from model.variants import VARIANTS
+from sims.cli import main
+from sims.variants import to_markdown
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+AGREED = json.loads((DOCS / "verdicts.json").read_text())
+
+
+def test_the_matrix_covers_every_variant_and_property():
+    assert list(AGREED["variants"]) == list(VARIANTS)
+    for cells in AGREED["variants"].values():
+        assert set(cells) == set(BY_ID)
+
+
+def test_every_faq_alternative_is_worse_than_the_rfd_with_a_counterexample():
+    rfd = AGREED["variants"]["rfd"]
+    for name, v in VARIANTS.items():
+        if name in ("rfd", "rfd+2.4.0", "client-correlation-token"):
+            continue
+        assert v.worse_on, name
+        for pid in v.worse_on:
+            assert AGREED["variants"][name][pid]["verdict"] == "violated", (name, pid)
+            assert AGREED["variants"][name][pid]["steps"] > 0
+            assert rfd[pid]["verdict"] == "holds", (name, pid)
+
+
+def test_the_correlation_token_makes_the_lost_response_property_hold():
+    assert AGREED["variants"]["rfd"]["lost_response_recoverable"]["verdict"] == "violated"
+    assert AGREED["variants"]["client-correlation-token"]["lost_response_recoverable"]["verdict"] == "holds"
+
+
+def test_the_2_4_0_snapshot_rule_closes_the_resume_question_in_the_matrix():
+    assert AGREED["variants"]["rfd"]["resumed_client_sees_current_state"]["verdict"] == "violated"
+    assert AGREED["variants"]["rfd+2.4.0"]["resumed_client_sees_current_state"]["verdict"] == "holds"
+
+
+def test_the_markdown_rendering_is_up_to_date():
+    assert (DOCS / "verdicts.md").read_text() == to_markdown(AGREED)
+
+
+def test_regress_passes_for_an_unchanged_variant(capsys):
+    assert main(["regress", "--verdicts", str(DOCS / "verdicts.json"), "--variant", "error-notice"]) == 0
+    assert "match" in capsys.readouterr().out
+
+
+def test_regress_fails_with_a_readable_diff_when_a_rule_of_a_variant_changes(monkeypatch, capsys):
+    changed = replace(VARIANTS["rfd+2.4.0"], changes=(("cancel_rejects_held", "must"),))  # snapshot rule dropped
+    monkeypatch.setitem(VARIANTS, "rfd+2.4.0", changed)
+    code = main(["regress", "--verdicts", str(DOCS / "verdicts.json"), "--variant", "rfd+2.4.0"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "rfd+2.4.0 / resumed_client_sees_current_state: was holds, now violated (7 steps)" in out
+    assert "session/resume" in out  # the new counterexample, as JSON-RPC
+    assert "1 verdict(s) differ" in out
+
+
+def test_regress_accept_rewrites_a_copy_only_when_told(monkeypatch, capsys, tmp_path):
+    copy = tmp_path / "verdicts.json"
+    stale = json.loads(json.dumps(AGREED))
+    stale["variants"]["error-notice"]["failed_work_ends_with_error_idle"] = {"verdict": "holds"}
+    copy.write_text(json.dumps(stale))
+    assert main(["regress", "--verdicts", str(copy), "--variant", "error-notice"]) == 1
+    assert json.loads(copy.read_text()) == stale  # nothing written without --accept
+    assert main(["regress", "--verdicts", str(copy), "--variant", "error-notice", "--accept"]) == 2  # no terminal to ask on
+    assert "needs --yes" in capsys.readouterr().err
+    assert main(["regress", "--verdicts", str(copy), "--variant", "error-notice", "--accept", "--yes"]) == 0
+    assert json.loads(copy.read_text())["variants"]["error-notice"] == AGREED["variants"]["error-notice"]
+    assert (tmp_path / "verdicts.md").exists()
+
+
+def test_regress_without_an_agreed_matrix_is_a_one_line_error(capsys, tmp_path):
+    assert main(["regress", "--verdicts", str(tmp_path / "none.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no agreed matrix" in err
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_every_variant_is_a_small_change_of_rules(name):
+    v = VARIANTS[name]
+    assert v.rules.name == name and v.source and v.summary
+    assert all(pid in BY_ID for pid in v.worse_on + v.not_applicable)
