@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .system import Step, System
 
-__all__ = ["SESSION", "client_message", "agent_message", "step_messages"]
+__all__ = ["SESSION", "client_message", "agent_message", "step_messages", "summary"]
 
 SESSION = "sess_1"
 
@@ -119,8 +119,9 @@ def agent_message(msg: tuple) -> dict:
 def step_messages(pre: System, step: Step) -> list[tuple[str, int, dict]]:
     """The wire messages of one step: ``[(direction, client, message), ...]``.
 
-    Direction is ``"client->agent"`` for what a client sends (or the agent
-    receives), ``"agent->client"`` for what the agent sends.
+    Direction is ``"client->agent"`` for what a client sends,
+    ``"agent->client"`` for what the agent sends, and ``"delivered->agent"`` /
+    ``"delivered->client"`` for the message a delivery step hands over.
     """
     action = step.action
     out: list[tuple[str, int, dict]] = []
@@ -131,7 +132,53 @@ def step_messages(pre: System, step: Step) -> list[tuple[str, int, dict]]:
             out.append(("client->agent", c, client_message(msg)))
     elif name in ("AgentReceive", "AgentResume"):
         c = action[1]
-        out.append(("client->agent", c, client_message(pre.up[c][0])))
+        out.append(("delivered->agent", c, client_message(pre.up[c][0])))
+    elif name == "ClientReceive":
+        c = action[1]
+        out.append(("delivered->client", c, agent_message(pre.down[c][0])))
     for c, msg in step.emitted:
         out.append(("agent->client", c, agent_message(msg)))
     return out
+
+
+def summary(msg: dict) -> str:
+    """A one-line summary of a JSON-RPC message, for people.
+
+    >>> summary(agent_message(("state", "idle", "error", -32000)))
+    'state_update idle stopReason=error error=-32000'
+    """
+    if "method" in msg:
+        params = msg.get("params", {})
+        if msg["method"] == "session/update":
+            u = params["update"]
+            kind = u["sessionUpdate"]
+            if kind == "state_update":
+                text = f"state_update {u['state']}"
+                if "stopReason" in u:
+                    text += f" stopReason={u['stopReason']}"
+                if "error" in u:
+                    text += f" error={u['error']['code']}"
+                return text
+            if kind in ("user_message", "user_message_chunk"):
+                content = u["content"]
+                texts = [c["text"] for c in content] if isinstance(content, list) else [content["text"]]
+                return f"{kind} {u['messageId']} {texts}"
+            if kind in ("tool_call", "tool_call_update"):
+                return f"{kind} {u['toolCallId']} {u.get('status', '')}".strip()
+            return kind
+        text = msg["method"]
+        if "id" in msg:
+            text += f" id={msg['id']}"
+        if msg["method"] == "session/prompt":
+            text += " " + repr(params["prompt"][0]["text"])
+        if msg["method"] == "$/cancel_request":
+            text += f" requestId={params['requestId']}"
+        if "replayFrom" in params:
+            text += " replayFrom=start"
+        return text
+    if "error" in msg:
+        return f"error id={msg['id']} code={msg['error']['code']}"
+    result = msg.get("result", {})
+    if "messageId" in result:
+        return f"result id={msg['id']} messageId={result['messageId']}"
+    return f"result id={msg['id']}"

@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--accept", action="store_true", help="rewrite the agreed matrix (and its .md) with the new verdicts")
     r.add_argument("--yes", action="store_true", help="with --accept: do not ask")
 
+    sc = sub.add_parser("scenario", help="run a named race scenario step by step (scenario --list)")
+    sc.add_argument("name", nargs="?", help="the scenario to run")
+    sc.add_argument("--list", action="store_true", help="list the scenarios")
+    sc.add_argument("--all", action="store_true", help="run every scenario and print one line each")
+    sc.add_argument("--json", action="store_true", help="print the run as JSON")
+
     d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
     d.add_argument("--out", default="docs", help="directory to write (default: docs)")
     d.add_argument("--check", action="store_true", help="exit 1 if the files there are stale, write nothing")
@@ -82,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
             return _configs(args)
         if args.command == "docs":
             return _docs(args)
+        if args.command == "scenario":
+            return _scenario(args)
         if args.command == "variants":
             return _variants(args)
         if args.command == "regress":
@@ -317,6 +325,45 @@ def _regress(args) -> int:
     md.write_text(to_markdown(merged))
     print(f"regress: wrote {path} and {md}")
     return 0
+
+
+def _scenario(args) -> int:
+    from .render import trace_data
+    from .scenarios import SCENARIOS, ScenarioError, render, run
+
+    if args.list or (not args.name and not args.all):
+        t = Table(show_edge=False, pad_edge=False)
+        t.add_column("scenario", no_wrap=True)
+        t.add_column("what it shows")
+        for sc in SCENARIOS.values():
+            t.add_row(sc.name, sc.title)
+        _console().print(t)
+        return 0 if args.list or args.all else 2
+    names = list(SCENARIOS) if args.all else [args.name]
+    if args.name and args.name not in SCENARIOS:
+        raise UsageError(f"unknown scenario {args.name!r}; `acp-lifecycle scenario --list` shows them")
+    failed = 0
+    results = []
+    for name in names:
+        try:
+            r = run(name)
+            ok, error = True, ""
+        except (ScenarioError, AssertionError) as e:
+            r, ok, error = None, False, str(e).splitlines()[0] if str(e) else type(e).__name__
+            failed += 1
+        if args.json:
+            results.append({"scenario": name, "ok": ok, "error": error,
+                            "steps": trace_data(r.trace) if r else None})
+        elif args.all:
+            print(f"{'ok  ' if ok else 'FAIL'} {name}" + (f": {error}" if error else ""))
+        elif ok:
+            for line in render(r):
+                print(line)
+        else:
+            print(f"scenario {name} FAILED: {error}")
+    if args.json:
+        print(json.dumps(results if args.all else results[0], indent=2))
+    return 1 if failed else 0
 
 
 def _docs(args) -> int:

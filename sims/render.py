@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from model.wire import step_messages
+from model.wire import step_messages, summary
 
 from .check import SuiteResult
 from .explore import Verdict
@@ -44,6 +44,9 @@ def trace_lines(trace, note: str = "") -> list[str]:
     for entry in trace_data(trace):
         lines.append(f"{entry['step']:>3}. {entry['action']}")
         for m in entry["messages"]:
+            if m["direction"].startswith("delivered"):
+                lines.append(f"       delivered: {summary(m['message'])}")
+                continue
             text = json.dumps(m["message"], separators=(",", ":"))
             lines.append(f"       {_arrow(m['direction'], m['client'])}: {text}")
     if note:

@@ -66,3 +66,17 @@ def test_bugs_list_names_every_bug(capsys):
 def test_configs_lists_the_suites(capsys):
     code, out, _ = run(capsys, "configs")
     assert code == 0 and "default" in out and "multi-client" in out
+
+
+def test_scenario_runs_by_name_and_lists(capsys):
+    code, out, _ = run(capsys, "scenario", "cancel-request-wins")
+    assert code == 0 and "ok" in out.splitlines()[-1] and "$/cancel_request" in out
+    code, out, _ = run(capsys, "scenario", "--list")
+    assert code == 0 and "failure-before-response" in out
+    code, out, _ = run(capsys, "scenario", "--all")
+    assert code == 0 and "FAIL" not in out
+
+
+def test_an_unknown_scenario_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "scenario", "nope")
+    assert code == 2 and "unknown scenario 'nope'" in err
