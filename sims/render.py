@@ -38,14 +38,20 @@ def trace_data(trace) -> list[dict]:
     return out
 
 
-def trace_lines(trace, note: str = "") -> list[str]:
-    """A trace as numbered steps, each followed by its JSON-RPC messages."""
+def trace_lines(trace, note: str = "", compact: bool = False) -> list[str]:
+    """A trace as numbered steps, each followed by its JSON-RPC messages.
+
+    ``compact`` prints a one-line summary of each message instead of its JSON.
+    """
     lines = []
     for entry in trace_data(trace):
         lines.append(f"{entry['step']:>3}. {entry['action']}")
         for m in entry["messages"]:
             if m["direction"].startswith("delivered"):
                 lines.append(f"       delivered: {summary(m['message'])}")
+                continue
+            if compact:
+                lines.append(f"       {_arrow(m['direction'], m['client'])}: {summary(m['message'])}")
                 continue
             text = json.dumps(m["message"], separators=(",", ":"))
             lines.append(f"       {_arrow(m['direction'], m['client'])}: {text}")

@@ -866,4 +866,48 @@ def _no_replay(final: System, trace: Trace) -> None:
     _shows_once(final, 0, 1, ("a",))
 
 
+# The cancellation races of docs/findings.md ----------------------------------------
+
+
+@_scenario(
+    "cancel-stops-next-work",
+    "A session/cancel sent while client 0's work ran arrives after that work ended and stops the work for "
+    "client 1's prompt (an open question of the RFD)",
+    "Broader v2 lifecycle follow-ups include cancellation races and current-state synchronization on resume.",
+    _cfg("cancel-stops-next-work", clients=2, cancels=1, down_latency=False),
+    [
+        submit(0), agent_gets(0), insert(0), BEGIN, ("ClientCancelSession", 0), END,
+        submit(1), agent_gets(1), insert(1), BEGIN, agent_gets(0, "cancel"), ("AgentEndWork", "cancelled"),
+    ],
+)
+def _cancel_next(final: System, trace: Trace) -> None:
+    """Client 0 cancelled work #1; the cancel reached the agent during work #2, which ended cancelled."""
+    race = BY_ID["session_cancel_stops_only_work_it_saw"]
+    hits = [race.check(pre, st) for pre, st in trace]
+    _check(any(hits), "the open question should show: the cancel stops work it was not sent for")
+    _check(final.agent.stop == "cancelled", "work #2 (client 1's prompt) should end cancelled")
+    _check(final.agent.serial == 2, "two pieces of work should have run")
+
+
+@_scenario(
+    "cancel-rejects-another-clients-prompt",
+    "Under the 2.4.0 reading, client 1's session/cancel of the running work also rejects client 0's prompt, "
+    "which was waiting to be inserted",
+    "Cancels a session's foreground work and its prompts not yet inserted. (2.4.0 CancelSessionNotification)",
+    _cfg("cancel-rejects-another-clients-prompt", clients=2, cancels=1, agent_work=1, down_latency=False),
+    [
+        ("AgentInitiateWork",), submit(0), agent_gets(0), ("ClientCancelSession", 1), agent_gets(1, "cancel"),
+        ("AgentEndWork", "cancelled"),
+    ],
+    rules=RFD_RULES.with_(name="rfd+2.4.0", cancel_rejects_held="must", resume_snapshot="must"),
+)
+def _cancel_other(final: System, trace: Trace) -> None:
+    """Client 0 never cancelled, yet its prompt was answered -32800 and never inserted."""
+    sub = _sub(final, 0, 1)
+    _check(sub.status == "rejected", "client 0's prompt should be rejected")
+    errs = [m for _, st in trace for c, m in st.emitted if c == 0 and m[0] == "err"]
+    _check(errs == [("err", 1, ERR_CANCELLED)], "the rejection should be -32800, sent by client 1's cancel")
+    _check(not final.agent.conv, "nothing should be inserted")
+
+
 SCENARIOS: dict[str, Scenario] = {sc.name: sc for sc in _SCENARIOS}

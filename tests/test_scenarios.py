@@ -54,7 +54,10 @@ def test_each_scenario_is_a_small_named_run_with_a_title_a_quote_and_explicit_de
     sc = SCENARIOS[name]
     assert sc.name == name and re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name)
     assert sc.title and sc.rfd and sc.steps
-    assert sc.config.down_latency, "deliveries to clients should be ClientReceive steps of their own"
+    # The cancellation races of docs/findings.md deliver to clients instantly: what
+    # matters there is when the agent reads the cancel, not when clients read updates.
+    if not name.startswith("cancel-"):
+        assert sc.config.down_latency, "deliveries to clients should be ClientReceive steps of their own"
     assert sc.config.validate() is sc.config
     assert sc.summary and not sc.summary.startswith("_")
 
