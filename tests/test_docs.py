@@ -28,5 +28,22 @@ def test_every_property_cites_a_clause_and_every_citation_is_a_property():
 
 def test_the_readme_points_at_the_docs():
     readme = (DOCS.parent / "README.md").read_text()
-    for name in ("docs/model.md", "docs/clauses.md", "docs/bugs.md"):
+    for name in ("docs/model.md", "docs/clauses.md", "docs/bugs.md", "docs/findings.md", "docs/verdicts.md"):
         assert name in readme
+
+
+def test_the_findings_name_real_scenarios_properties_and_variants():
+    import re
+
+    from model.properties import BY_ID
+    from model.variants import VARIANTS
+    from sims.scenarios import SCENARIOS
+
+    text = (DOCS / "findings.md").read_text()
+    for name in re.findall(r"acp-lifecycle scenario ([a-z0-9-]+)", text):
+        assert name in SCENARIOS, name
+    for pid in re.findall(r"`([a-z_]+)`", text):
+        if pid.count("_") >= 2 and pid not in ("max_turn_requests",):
+            assert pid in BY_ID, pid
+    for name in re.findall(r"variant `([a-z0-9+.-]+)`", text):
+        assert name in VARIANTS, name
