@@ -143,6 +143,10 @@ class Rules:
     cancel_after_insertion: bool = False
 
     # --- message IDs -------------------------------------------------------
+    #: "v2", or "v1": the response ends the turn with a stopReason, failures are
+    #: error responses, and there is no state_update
+    protocol: str = "v2"
+
     #: answer session/prompt at all (False: the FAQ's "Prompt as a notification")
     prompt_response: bool = True
 

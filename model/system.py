@@ -263,6 +263,7 @@ class Step(NamedTuple):
 # Agent -> client:
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
+#   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
 #   ("um", mid, content, replay, token)  user_message (content: tuple; () = [])
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
@@ -347,9 +348,24 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
     _agent_work(s, cfg, rules, out)
     _agent_faults(s, cfg, rules, out)
     _clients(s, cfg, rules, out)
+    if rules.protocol == "v1":
+        out = [_without_state_updates(s, step) for step in out]
     if not cfg.down_latency:
         out = [_flush(step, rules) for step in out]
     return out
+
+
+def _without_state_updates(pre: System, step: Step) -> Step:
+    """v1 has no state_update: drop the ones a step sent (the steps are shared with v2)."""
+    if not any(m[0] == "state" for _, m in step.emitted):
+        return step
+    s = step.state
+    down = tuple(
+        chan[: len(old)] + tuple(m for m in chan[len(old) :] if m[0] != "state") if len(chan) >= len(old) else chan
+        for old, chan in zip(pre.down, s.down)
+    )
+    emitted = tuple((c, m) for c, m in step.emitted if m[0] != "state")
+    return step._replace(state=s._replace(down=down), emitted=emitted)
 
 
 def _flush(step: Step, rules: Rules) -> Step:
@@ -499,6 +515,13 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
                 # agent's content arrives ("the agent's content stream is authoritative").
                 view = tuple(sorted(_set(view, local, (mid, view[local][1], True))))
         return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    if kind == "v1ok":
+        # v1: the response ends the turn and carries no messageId to associate.
+        j = _find_sub(cl, msg[1])
+        if j is None or cl.subs[j].status != "sent":
+            return cl
+        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
+        return cl._replace(subs=_set(cl.subs, j, sub))
     if kind == "err":
         j = _find_sub(cl, msg[1])
         if j is None or cl.subs[j].status != "sent":
@@ -584,12 +607,14 @@ def _commit(s: System, a: Agent, o: _Out) -> System:
 # --- agent: prompts -------------------------------------------------------------
 
 
-def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules) -> Agent:
+def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
     req = a.reqs[idx]
     if not rules.prompt_response:
         return a  # the FAQ's "Prompt as a notification": there is nothing to answer
     if not req.orphan:
-        if answer[0] == "ok":
+        if wire is not None:
+            o.send(req.cid, wire)
+        elif answer[0] == "ok":
             o.send(req.cid, ("ok", req.rid, answer[1]))
         else:
             o.send(req.cid, ("err", req.rid, answer[1]))
@@ -630,7 +655,7 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
             o = _Out(s)
             a2 = _reject(a, idx, o, ERR_INVALID, rules)
             out.append(Step(("AgentRejectPrompt", idx), _commit(s, a2, o), tuple(o.emitted)))
-        elif phase == "inserted" and not req.answers and rules.prompt_response:
+        elif phase == "inserted" and not req.answers and rules.prompt_response and rules.protocol == "v2":
             # "The agent MUST respond successfully once the user message has been
             # inserted, without waiting for foreground processing to finish."
             o = _Out(s)
@@ -793,6 +818,13 @@ def _end(
         o.broadcast(("state", IDLE, "", 0))
     else:
         o.broadcast(("state", IDLE, reason, errcode))
+    if rules.protocol == "v1":
+        # v1: "the turn ends and the Agent MUST respond to the original
+        # session/prompt request with a StopReason" -- every prompt this work took.
+        for idx, req in enumerate(a.reqs):
+            if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
+                a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
+                a = _answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
     a = a._replace(
         fg=FOREGROUND[(a.fg, "end")],
         stop=reason,
@@ -855,11 +887,14 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
                     ERR_FAILURE if rules.abort_stop_reason == "error" else 0)
         return step._replace(state=step.state._replace(used=spent))
     o = _Out(s)
-    if rules.error_after_insertion:
-        # Bug: report the failure as an error response to a prompt not yet answered.
+    code = ERR_FAILURE if rules.protocol == "v1" else rules.error_after_insertion
+    if code:
+        # v1 reports a failure as the prompt's error response ("v1's session/prompt
+        # is unchanged; it already reports these failures as an error response").
+        # In v2 that is the bug error-after-insertion.
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
-                a = _answer(a, idx, o, ("err", rules.error_after_insertion), rules)
+                a = _answer(a, idx, o, ("err", code), rules)
         s = _commit(s, a, o)
     if not rules.idle_after_failure:
         # Bug: the work is dropped and no idle is ever sent.

@@ -70,6 +70,8 @@ def agent_message(msg: tuple) -> dict:
     kind = msg[0]
     if kind == "ok":
         return {"jsonrpc": "2.0", "id": msg[1], "result": {"messageId": _mid(msg[2])}}
+    if kind == "v1ok":
+        return {"jsonrpc": "2.0", "id": msg[1], "result": {"stopReason": msg[2]}}
     if kind == "err":
         return {"jsonrpc": "2.0", "id": msg[1], "error": {"code": msg[2], "message": _ERROR_TEXT.get(msg[2], "Error")}}
     if kind == "um":
@@ -179,6 +181,8 @@ def summary(msg: dict) -> str:
     if "error" in msg:
         return f"error id={msg['id']} code={msg['error']['code']}"
     result = msg.get("result", {})
+    if "stopReason" in result:
+        return f"result id={msg['id']} stopReason={result['stopReason']}"
     if "messageId" in result:
         return f"result id={msg['id']} messageId={result['messageId']}"
     return f"result id={msg['id']}"

@@ -259,8 +259,9 @@ def _print_matrix(data: dict) -> None:
     names = list(data["variants"])
     t = Table(show_edge=False, pad_edge=False, title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)")
     t.add_column("property", no_wrap=True)
-    for i, _ in enumerate(names, 1):
-        t.add_column(f"v{i}", no_wrap=True)
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    for i, _ in enumerate(names):
+        t.add_column(letters[i], no_wrap=True)
     for p in PROPERTIES:
         if p.kind == "sometimes":
             continue
@@ -276,7 +277,7 @@ def _print_matrix(data: dict) -> None:
         t.add_row(p.id, *row)
     out = _console()
     out.print(t)
-    out.print("  ".join(f"v{i} = {n}" for i, n in enumerate(names, 1)))
+    out.print("  ".join(f"{letters[i]} = {n}" for i, n in enumerate(names)))
 
 
 def _regress(args) -> int:

@@ -24,7 +24,7 @@ def test_the_matrix_covers_every_variant_and_property():
 def test_every_faq_alternative_is_worse_than_the_rfd_with_a_counterexample():
     rfd = AGREED["variants"]["rfd"]
     for name, v in VARIANTS.items():
-        if name in ("rfd", "rfd+2.4.0", "client-correlation-token"):
+        if name in ("rfd", "rfd+2.4.0", "v1", "client-correlation-token"):
             continue
         assert v.worse_on, name
         for pid in v.worse_on:
@@ -88,3 +88,18 @@ def test_every_variant_is_a_small_change_of_rules(name):
     v = VARIANTS[name]
     assert v.rules.name == name and v.source and v.summary
     assert all(pid in BY_ID for pid in v.worse_on + v.not_applicable)
+
+
+def test_v1_answers_at_the_end_of_the_turn_and_reports_failures_as_errors():
+    from sims.configs import get_suite
+    from sims.explore import explore
+
+    r = explore(get_suite("failures").members[0], VARIANTS["v1"].rules)
+    witness = r.verdicts["sometimes_failure_before_response"].trace
+    assert witness  # a failure stops work whose prompt is not answered yet...
+    ends = [step for _, step in r.verdicts["sometimes_work_ends"].trace] if r.verdicts["sometimes_work_ends"].trace else []
+    assert not ends  # ...and no idle state_update exists in v1
+    errors = r.verdicts["inserted_prompt_never_rejected"]
+    assert errors.status == "violated"  # the v1 error response after insertion (n/a in the matrix)
+    assert AGREED["variants"]["v1"]["inserted_prompt_never_rejected"] == {"verdict": "n/a"}
+    assert AGREED["variants"]["v1"]["success_only_after_insertion"] == {"verdict": "holds"}
