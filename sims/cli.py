@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.add_argument("--max-states", type=int, default=3_000_000, help="stop with an error past this many states per member")
     c.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
+    c.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
 
     b = sub.add_parser("bugs", help="list the seeded bugs")
     b.add_argument("--list", action="store_true", help="list them (the default)")
@@ -70,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--list", action="store_true", help="list the scenarios")
     sc.add_argument("--all", action="store_true", help="run every scenario and print one line each")
     sc.add_argument("--json", action="store_true", help="print the run as JSON")
+    sc.add_argument("--diagram", metavar="FILE", help="also draw the run as a sequence chart (.mmd, .md, .png or .svg)")
+
+    dg = sub.add_parser("diagrams", help="regenerate the diagrams from the model (diagrams/, docs/diagrams.md)")
+    dg.add_argument("--out", default="diagrams", help="directory to write (default: diagrams)")
+    dg.add_argument("--format", default="mermaid,dot,svg,png", help="comma-separated: mermaid,dot,svg,png")
+    dg.add_argument("--check", action="store_true", help="exit 1 if the committed text diagrams are stale; write nothing")
 
     d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
     d.add_argument("--out", default="docs", help="directory to write (default: docs)")
@@ -92,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             return _scenario(args)
         if args.command == "variants":
             return _variants(args)
+        if args.command == "diagrams":
+            return _diagrams(args)
         if args.command == "regress":
             return _regress(args)
         _parser().print_help()
@@ -141,6 +150,11 @@ def _check(args) -> int:
         print(json.dumps(result_data(result), indent=2))
     else:
         _print_result(result, traces=not args.no_traces)
+    if args.diagrams:
+        from .diagrams import write_counterexamples
+
+        written = write_counterexamples(result.verdicts, args.diagrams, found_in=result.found_in)
+        print(f"wrote {len(written)} diagram file(s) into {args.diagrams}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -341,6 +355,8 @@ def _scenario(args) -> int:
         _console().print(t)
         return 0 if args.list or args.all else 2
     names = list(SCENARIOS) if args.all else [args.name]
+    if args.diagram and not args.diagram.endswith((".mmd", ".mermaid", ".md", ".png", ".svg")):
+        raise UsageError(f"--diagram {args.diagram}: choose a .mmd, .md, .png or .svg file name")
     if args.name and args.name not in SCENARIOS:
         raise UsageError(f"unknown scenario {args.name!r}; `acp-lifecycle scenario --list` shows them")
     failed = 0
@@ -360,11 +376,43 @@ def _scenario(args) -> int:
         elif ok:
             for line in render(r):
                 print(line)
+            if args.diagram:
+                from .diagrams import write_sequence
+
+                sc = SCENARIOS[name]
+                try:
+                    path = write_sequence(r.trace, args.diagram, title=f"{sc.name}: {sc.title}", note=f"expected: {sc.summary}", violation=False)
+                except ValueError as e:
+                    raise UsageError(str(e)) from None
+                print(f"wrote {path}", file=sys.stderr)
         else:
             print(f"scenario {name} FAILED: {error}")
     if args.json:
         print(json.dumps(results if args.all else results[0], indent=2))
     return 1 if failed else 0
+
+
+def _diagrams(args) -> int:
+    from pathlib import Path
+
+    from .diagrams import stale, write_all, write_docs
+
+    out = Path(args.out)
+    if args.check:
+        old = stale(out)
+        for p in old:
+            print(f"stale: {p}")
+        return 1 if old else 0
+    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    try:
+        written = write_all(out, formats)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if out == Path("diagrams"):
+        written.append(write_docs("docs/diagrams.md"))
+    for p in written:
+        print(f"wrote {p}")
+    return 0
 
 
 def _docs(args) -> int:
