@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--max-states", type=int, default=3_000_000, help="stop with an error past this many states per member")
     c.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
     c.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
+    c.add_argument("--export-traces", metavar="DIR", help="write each counterexample as a JSON Lines transcript into DIR")
 
     b = sub.add_parser("bugs", help="list the seeded bugs")
     b.add_argument("--list", action="store_true", help="list them (the default)")
@@ -78,6 +79,13 @@ def _parser() -> argparse.ArgumentParser:
     dg.add_argument("--format", default="mermaid,dot,svg,png", help="comma-separated: mermaid,dot,svg,png")
     dg.add_argument("--check", action="store_true", help="exit 1 if the committed text diagrams are stale; write nothing")
 
+    tr = sub.add_parser("trace", help="check JSON-RPC transcripts (JSON Lines) against the rules")
+    tr.add_argument("files", nargs="+", metavar="FILE")
+    tr.add_argument("--json", action="store_true", help="print the findings as JSON")
+    tr.add_argument("--partial", action="store_true", help="the log is cut: skip rules about what must happen by the end")
+    tr.add_argument("--schema", metavar="PATH", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
+    tr.add_argument("--no-schema", action="store_true", help="skip schema validation")
+
     d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
     d.add_argument("--out", default="docs", help="directory to write (default: docs)")
     d.add_argument("--check", action="store_true", help="exit 1 if the files there are stale, write nothing")
@@ -101,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             return _variants(args)
         if args.command == "diagrams":
             return _diagrams(args)
+        if args.command == "trace":
+            return _trace(args)
         if args.command == "regress":
             return _regress(args)
         _parser().print_help()
@@ -150,6 +160,19 @@ def _check(args) -> int:
         print(json.dumps(result_data(result), indent=2))
     else:
         _print_result(result, traces=not args.no_traces)
+    if args.export_traces:
+        from pathlib import Path
+
+        from .transcript import dumps, export
+
+        out = Path(args.export_traces)
+        out.mkdir(parents=True, exist_ok=True)
+        n = 0
+        for pid, v in result.verdicts.items():
+            if v.status == "violated" and v.trace:
+                (out / f"{pid}.jsonl").write_text(dumps(export(v.trace)))
+                n += 1
+        print(f"wrote {n} transcript(s) into {out}", file=sys.stderr)
     if args.diagrams:
         from .diagrams import write_counterexamples
 
@@ -390,6 +413,51 @@ def _scenario(args) -> int:
     if args.json:
         print(json.dumps(results if args.all else results[0], indent=2))
     return 1 if failed else 0
+
+
+def _validator(args):
+    """The schema validator for --schema/the pulled copy, or None with --no-schema."""
+    if getattr(args, "no_schema", False):
+        return None
+    from .schema import SchemaError, Validator, locate
+
+    try:
+        return Validator(locate(args.schema))
+    except SchemaError as e:
+        raise UsageError(str(e)) from None
+
+
+def _trace(args) -> int:
+    from pathlib import Path
+
+    from .transcript import TranscriptError, check_transcript, parse
+
+    validator = _validator(args)
+    report = []
+    try:
+        parsed = [(f, parse(Path(f))) for f in args.files]
+    except TranscriptError as e:
+        raise UsageError(str(e)) from None
+    violations = 0
+    for name, entries in parsed:
+        findings = check_transcript(entries, partial=args.partial, validator=validator)
+        violations += sum(1 for f in findings if f.severity == "violation")
+        report.append((name, findings))
+    if args.json:
+        print(json.dumps({"files": [{"file": n, "violations": [f.data() for f in fs]} for n, fs in report]}, indent=2))
+    else:
+        out = _console()
+        for name, findings in report:
+            if not findings:
+                out.print(f"{name}: [green]no findings[/]")
+            for f in findings:
+                style = "bold red" if f.severity == "violation" else "yellow"
+                out.print(f"{name}:{f.line}: [{style}]{f.severity}[/] {f.property}: {f.message}", highlight=False)
+                if f.quote:
+                    out.print(f"    {f.clause}: {f.quote}", markup=False, highlight=False)
+        total = sum(len(fs) for _, fs in report)
+        out.print(f"{len(report)} file(s), {violations} violation(s), {total - violations} warning(s)")
+    return 1 if violations else 0
 
 
 def _diagrams(args) -> int:
