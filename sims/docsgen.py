@@ -86,12 +86,20 @@ def bugs_markdown() -> str:
         "fields changed; `acp-lifecycle check --config MEMBER --bug NAME` shows its "
         "counterexample, and `tests/test_bugs.py` pins the length of the shortest one.",
         "",
-        "| bug | what it does | caught by | member | rules changed | source |",
-        "|---|---|---|---|---|---|",
+        "Steps: the length of the shortest counterexample the exhaustive checker finds. "
+        "`python bench/bugs.py` prints the same table with the seconds each takes.",
+        "",
+        "| bug | what it does | caught by | member | steps | rules changed | source |",
+        "|---|---|---|---|---|---|---|",
     ]
+    from .configs import get_suite
+    from .explore import explore
+
     for b in BUGS.values():
         changes = ", ".join(f"`{k}={v!r}`" for k, v in b.changes)
-        lines.append(f"| `{b.name}` | {_cell(b.summary)} | `{b.breaks}` | {b.member} | {changes} | {b.source} |")
+        v = explore(get_suite(b.member).members[0], b.rules).verdicts[b.breaks]
+        steps = len(v.trace) if v.status == "violated" else "**missed**"
+        lines.append(f"| `{b.name}` | {_cell(b.summary)} | `{b.breaks}` | {b.member} | {steps} | {changes} | {b.source} |")
     return "\n".join(lines) + "\n"
 
 
