@@ -24,7 +24,7 @@ from typing import Callable
 import networkx as nx
 
 from model.config import Config, Rules, RFD_RULES
-from model.properties import PROPERTIES, Property, step_tags
+from model.properties import PROPERTIES, Property
 from model.system import Step, System, initial_state, successors
 
 __all__ = ["Verdict", "Result", "explore", "TooLarge"]
@@ -130,13 +130,21 @@ def explore(
                 always.remove(p)
 
     check_state(s0)
-    # Dispatch step and sometimes checks by the tags a step carries.
+    # Dispatch step and sometimes checks by the tags a step carries: the action
+    # name and the kinds of message sent. A property is dropped from the
+    # dispatch table once it has its verdict.
     untagged = [p for p in steps + some if p.on is None]
     by_tag: dict[str, list[Property]] = {}
     for p in steps + some:
         for tag in p.on or ():
             by_tag.setdefault(tag, []).append(p)
-    done: set[str] = set()
+    empty: tuple = ()
+    settled: list[Property] = []
+
+    def settle(p: Property, verdict: Verdict) -> None:
+        verdicts[p.id] = verdict
+        settled.append(p)  # dropped from the dispatch after this step, not while it iterates
+
     while frontier:
         nxt: list[System] = []
         for pre in frontier:
@@ -147,20 +155,26 @@ def explore(
             for step in succ:
                 transitions += 1
                 post = step.state
-                candidates = list(untagged)
-                for tag in step_tags(step):
-                    candidates.extend(by_tag.get(tag, ()))
-                for p in candidates:
-                    if p.id in done:
-                        continue
-                    if p.kind == "step":
-                        msg = p.check(pre, step)
-                        if msg:
-                            verdicts[p.id] = Verdict(p, "violated", msg, _path(parents, pre) + [(pre, step)])
-                            done.add(p.id)
-                    elif p.check(pre, step):
-                        verdicts[p.id] = Verdict(p, "reached", "", _path(parents, pre) + [(pre, step)])
-                        done.add(p.id)
+                tags = {step.action[0]}
+                for _, m in step.emitted:
+                    tags.add(m[0])
+                seen_here = None
+                for tag in tags:
+                    for p in by_tag.get(tag, empty):
+                        if seen_here is None:
+                            seen_here = set()
+                        elif p.id in seen_here:
+                            continue
+                        seen_here.add(p.id)
+                        _check_step(p, pre, step, parents, settle)
+                for p in untagged:
+                    _check_step(p, pre, step, parents, settle)
+                if settled:
+                    for p in settled:
+                        for table in (*by_tag.values(), untagged):
+                            if p in table:
+                                table.remove(p)
+                    settled.clear()
                 j = index.get(post)
                 if j is None:
                     j = len(index)
@@ -187,6 +201,15 @@ def explore(
             verdicts[p.id] = Verdict(p, "unreached" if p.kind == "sometimes" else "holds", applicable=p.applies(cfg))
     ordered = {p.id: verdicts[p.id] for p in props}
     return Result(cfg, rules, len(index), transitions, depth, time.perf_counter() - t0, ordered, len(terminal))
+
+
+def _check_step(p: Property, pre: System, step: Step, parents: dict, settle) -> None:
+    if p.kind == "step":
+        msg = p.check(pre, step)
+        if msg:
+            settle(p, Verdict(p, "violated", msg, _path(parents, pre) + [(pre, step)]))
+    elif p.check(pre, step):
+        settle(p, Verdict(p, "reached", "", _path(parents, pre) + [(pre, step)]))
 
 
 def _check_eventually(eventually, index, edges, terminal, parents, verdicts) -> None:
