@@ -95,8 +95,10 @@ def agent_message(msg: tuple) -> dict:
             update["error"] = {"code": msg[3], "message": _ERROR_TEXT.get(msg[3], "Error")}
         return _update(update)
     if kind == "tool":
+        # v2 has no tool_call update: the first tool_call_update with a new
+        # toolCallId announces the call.
         if msg[2] == "pending":
-            return _update({"sessionUpdate": "tool_call", "toolCallId": f"call_{msg[1]}", "title": "Run tool", "status": "pending"})
+            return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "title": "Run tool", "status": "pending"})
         return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "status": msg[2]})
     if kind == "perm":
         return {
@@ -105,14 +107,15 @@ def agent_message(msg: tuple) -> dict:
             "method": "session/request_permission",
             "params": {
                 "sessionId": SESSION,
-                "toolCall": {"toolCallId": f"call_perm_{msg[1]}"},
+                "title": "Run tool?",
+                "subject": {"type": "tool_call", "toolCall": {"toolCallId": f"call_perm_{msg[1]}"}},
                 "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
             },
         }
     if kind == "error_update":
         return _update({"sessionUpdate": "error", "error": {"code": msg[1], "message": _ERROR_TEXT.get(msg[1], "Error")}})
     if kind == "notice":
-        return _update({"sessionUpdate": "notice", "severity": "warning", "message": "Provider request failed; retrying"})
+        return _update({"sessionUpdate": "notice", "severity": "warning", "title": "Provider request failed; retrying"})
     if kind == "resumed":
         return {"jsonrpc": "2.0", "id": msg[1], "result": {}}
     raise ValueError(f"unknown agent message {msg!r}")

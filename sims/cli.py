@@ -86,6 +86,10 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--schema", metavar="PATH", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
     tr.add_argument("--no-schema", action="store_true", help="skip schema validation")
 
+    sp = sub.add_parser("schema", help="the official v2 JSON schema (npm @agentclientprotocol/sdk@2.4.0)")
+    sp.add_argument("action", choices=["pull", "path"], help="pull: fetch and verify it into the user cache; path: print where it is")
+    sp.add_argument("--schema", metavar="PATH", help="with path: check this file instead")
+
     d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
     d.add_argument("--out", default="docs", help="directory to write (default: docs)")
     d.add_argument("--check", action="store_true", help="exit 1 if the files there are stale, write nothing")
@@ -111,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             return _diagrams(args)
         if args.command == "trace":
             return _trace(args)
+        if args.command == "schema":
+            return _schema(args)
         if args.command == "regress":
             return _regress(args)
         _parser().print_help()
@@ -425,6 +431,17 @@ def _validator(args):
         return Validator(locate(args.schema))
     except SchemaError as e:
         raise UsageError(str(e)) from None
+
+
+def _schema(args) -> int:
+    from .schema import SchemaError, locate, pull
+
+    try:
+        path = pull() if args.action == "pull" else locate(args.schema)
+    except SchemaError as e:
+        raise UsageError(str(e)) from None
+    print(path)
+    return 0
 
 
 def _trace(args) -> int:
