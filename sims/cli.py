@@ -87,8 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--no-schema", action="store_true", help="skip schema validation")
 
     sp = sub.add_parser("schema", help="the official v2 JSON schema (npm @agentclientprotocol/sdk@2.4.0)")
-    sp.add_argument("action", choices=["pull", "path"], help="pull: fetch and verify it into the user cache; path: print where it is")
-    sp.add_argument("--schema", metavar="PATH", help="with path: check this file instead")
+    sp.add_argument("action", choices=["pull", "path", "validate"],
+                    help="pull: fetch and verify it into the user cache; path: print where it is; "
+                         "validate: check every message the model renders on a configuration")
+    sp.add_argument("--schema", metavar="PATH", help="use this schema.json instead of the pulled copy")
+    sp.add_argument("--config", default="default", help="with validate: the configuration (default: default)")
+    sp.add_argument("--bug", help="with validate: a seeded bug's rules")
 
     d = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
     d.add_argument("--out", default="docs", help="directory to write (default: docs)")
@@ -440,8 +444,24 @@ def _schema(args) -> int:
         path = pull() if args.action == "pull" else locate(args.schema)
     except SchemaError as e:
         raise UsageError(str(e)) from None
-    print(path)
-    return 0
+    if args.action != "validate":
+        print(path)
+        return 0
+    from .schema import Validator, validate_model
+
+    suite = get_suite(args.config)
+    if not suite.exhaustive:
+        raise UsageError(f"configuration {suite.name!r} is too large to validate exhaustively")
+    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    validator = Validator(path)
+    bad = 0
+    for cfg in suite.members:
+        r = validate_model(validator, cfg, rules)
+        print(f"{cfg.name}: {r.states:,} states, {r.messages:,} messages, {len(r.problems)} problem(s)")
+        for problem, example in r.problems.items():
+            bad += 1
+            print(f"  {problem}\n    e.g. {example[0]} {json.dumps(example[3], separators=(',', ':'))}")
+    return 1 if bad else 0
 
 
 def _trace(args) -> int:
