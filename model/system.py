@@ -663,9 +663,11 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
             a2 = _answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
             out.append(Step(("AgentRespond", idx), _commit(s, a2, o), tuple(o.emitted)))
     if rules.echo:
+        # v1 has no whole user_message: it echoes by chunks only.
+        modes = ("chunk",) if rules.protocol == "v1" else ("whole", "chunk") if cfg.chunks else ("whole",)
         for i, m in enumerate(a.conv):
             if m.owed:
-                for mode in ("whole", "chunk") if cfg.chunks else ("whole",):
+                for mode in modes:
                     out.append(_echo(s, i, m, mode, rules))
 
 

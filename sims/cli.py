@@ -86,6 +86,14 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--schema", metavar="PATH", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
     tr.add_argument("--no-schema", action="store_true", help="skip schema validation")
 
+    br = sub.add_parser("bridge", help="bridge a JSON-RPC transcript between ACP v1 and v2 (prompt lifecycle)")
+    br.add_argument("file", metavar="FILE")
+    br.add_argument("--to", required=True, choices=("v1", "v2"))
+    br.add_argument("--insertion", choices=("echo", "immediate"), help="--to v2: the bridge's insertion point (default echo)")
+    br.add_argument("--background", choices=("forward", "drop"), help="--to v1: updates outside a v1 turn (default forward)")
+    br.add_argument("--partial", action="store_true", help="the log is cut: do not report what is still pending at its end")
+    br.add_argument("--json", action="store_true")
+
     sp = sub.add_parser("schema", help="the official v2 JSON schema (npm @agentclientprotocol/sdk@2.4.0)")
     sp.add_argument("action", choices=["pull", "path", "validate"],
                     help="pull: fetch and verify it into the user cache; path: print where it is; "
@@ -121,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             return _trace(args)
         if args.command == "schema":
             return _schema(args)
+        if args.command == "bridge":
+            return _bridge(args)
         if args.command == "regress":
             return _regress(args)
         _parser().print_help()
@@ -434,6 +444,17 @@ def _validator(args):
     try:
         return Validator(locate(args.schema))
     except SchemaError as e:
+        raise UsageError(str(e)) from None
+
+
+def _bridge(args) -> int:
+    from .bridge import bridge_command
+    from .transcript import TranscriptError
+
+    try:
+        return bridge_command(args.file, args.to, insertion=args.insertion, as_json=args.json,
+                              partial=args.partial, background=args.background)
+    except (TranscriptError, ValueError) as e:
         raise UsageError(str(e)) from None
 
 
