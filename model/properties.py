@@ -284,6 +284,12 @@ def _name(m: tuple) -> str:
 def failed_work_ends_with_error_idle(pre: System, step: Step):
     """A failure that stops work after insertion ends it with an idle carrying stopReason error."""
     if step.action == ("AgentFailWork", "stops-work"):
+        if not pre.agent.attached:
+            # No connection to report on: the agent must still be idle afterwards.
+            a = step.state.agent
+            if a.fg != IDLE or a.stop != "error":
+                return f"a failure stopped the foreground work and the session stays {a.fg}"
+            return None
         idles = _idles(step)
         if not idles:
             return "a failure stopped the foreground work and no idle state_update was sent"

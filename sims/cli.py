@@ -47,6 +47,14 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
     c.add_argument("--export-traces", metavar="DIR", help="write each counterexample as a JSON Lines transcript into DIR")
 
+    f = sub.add_parser("fuzz", help="random stateful exploration with Hypothesis, shrinking a failure to a minimal run")
+    f.add_argument("--config", default="fuzz", help="named configuration or member (default: fuzz, 3 clients x 3 prompts)")
+    f.add_argument("--bug", help="fuzz a seeded bug instead of the RFD's rules")
+    f.add_argument("--examples", type=int, default=200, help="random runs per member (default: 200)")
+    f.add_argument("--steps", type=int, default=60, help="steps drawn per run (default: 60)")
+    f.add_argument("--seed", type=int, default=0, help="random seed: same seed, same result (default: 0)")
+    f.add_argument("--json", action="store_true", help="print the result as JSON")
+
     b = sub.add_parser("bugs", help="list the seeded bugs")
     b.add_argument("--list", action="store_true", help="list them (the default)")
     b.add_argument("--json", action="store_true")
@@ -115,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             return _check(args)
         if args.command == "bugs":
             return _bugs(args)
+        if args.command == "fuzz":
+            return _fuzz(args)
         if args.command == "configs":
             return _configs(args)
         if args.command == "docs":
@@ -557,6 +567,53 @@ def _docs(args) -> int:
     for path in write(out):
         print(f"wrote {path}")
     return 0
+
+
+def _fuzz(args) -> int:
+    from .fuzz import fuzz
+    from .render import trace_data
+
+    suite = get_suite(args.config)
+    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    if not 1 <= args.examples <= 1_000_000:
+        raise UsageError(f"--examples must be between 1 and 1000000, not {args.examples}")
+    if not 1 <= args.steps <= 10_000:
+        raise UsageError(f"--steps must be between 1 and 10000, not {args.steps}")
+    err = Console(stderr=True)
+    results = []
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+        for cfg in suite.members:
+            task = bar.add_task(f"fuzz {cfg.name}", total=args.examples)
+            results.append(fuzz(cfg, rules, examples=args.examples, seed=args.seed, steps=args.steps,
+                                progress=lambda n, task=task: bar.update(task, completed=min(n, args.examples))))
+            if not results[-1].ok:
+                break
+    ok = all(r.ok for r in results)
+    if args.json:
+        print(json.dumps({
+            "config": suite.name, "rules": rules.name, "seed": args.seed, "ok": ok,
+            "members": [{
+                "name": r.config.name, "ok": r.ok, "examples": r.examples, "runs": r.runs, "seconds": round(r.seconds, 2),
+                "distinct_states": len(r.states), "actions": sorted(r.actions), "sometimes": sorted(r.sometimes),
+                "limitations": r.limitations, "property": r.property, "message": r.message,
+                "trace": trace_data(r.trace) if r.trace else None,
+            } for r in results],
+        }, indent=2))
+        return 0 if ok else 1
+    out = _console()
+    for r in results:
+        status = "[green]clean[/]" if r.ok else f"[bold red]{r.property} VIOLATED[/]"
+        drawn = f"{r.runs} with shrinking" if not r.ok else f"{r.runs} drawn"
+        out.print(f"{r.config.name}: {status} after {r.examples} run(s) ({drawn}), "
+                  f"{len(r.states):,} distinct states, {len(r.actions)} action kinds, {r.seconds:.1f} s, seed {args.seed}")
+        if r.limitations:
+            out.print(f"  limitations and open questions seen: {', '.join(sorted(r.limitations))}")
+        if not r.ok:
+            out.print(f"  minimal failing run ({len(r.trace)} steps):")
+            for line in r.lines():
+                out.print(line, markup=False, highlight=False)
+    return 0 if ok else 1
 
 
 # --- listings -------------------------------------------------------------------

@@ -1,0 +1,437 @@
+"""Hypothesis stateful exploration of the composed model, for configurations too big to exhaust.
+
+The same actions and the same property functions as the exhaustive explorer
+(``sims.explore``), with no second copy of any rule: Hypothesis only chooses
+*which* enabled step of ``model.system.successors`` to take next.
+
+* One ``@rule`` per action kind in ``ACTION_KINDS``. Its precondition is that a
+  step of that kind is enabled; a drawn integer picks one of the enabled steps
+  of that kind (shrinking prefers the first, in ``successors`` order).
+  ``ClientSubmitPrompt`` and ``ClientRetryPrompt`` put ``(client, request id)``
+  into the ``requests`` bundle; ``ClientCancelRequest`` draws a request from it,
+  so a cancel always names a request some client really sent.
+* One ``@invariant`` per ``always`` property; every ``step`` and ``sometimes``
+  property is checked on every step taken (dispatched by ``Property.on``, in
+  ``PROPERTIES`` order). In ``teardown`` the run is driven to a terminal state
+  by taking the first enabled step repeatedly, checking the same properties on
+  the way, and every ``eventually`` property is checked there: an obligation
+  open in a terminal state is a violation, as in the explorer.
+* Only ``must_hold`` properties fail a run; a known limitation or an open
+  question that shows a counterexample is recorded in ``FuzzResult.limitations``.
+* A failure raises ``PropertyViolation`` (an ``AssertionError``) whose message
+  starts with the property id. Hypothesis replays the shrunk failing run last,
+  so the trace recorded by the last failing run is the minimal one.
+
+Determinism: ``fuzz`` seeds Hypothesis with ``hypothesis.seed`` (no
+``derandomize``), with ``database=None`` and no ``reuse``/``target``/``explain``
+phases, and reports one bug (``report_multiple_bugs=False``: the search for
+more bugs is cut off after 10 s of wall time, which would make results depend on
+machine speed). The model is deterministic and properties are checked in
+``PROPERTIES`` order (not in the order of a ``frozenset`` of tags, which depends
+on ``PYTHONHASHSEED``), so the same seed gives the same result. Hypothesis
+also draws, 5% of the time, an integer from the literal constants of every
+*local* module loaded into ``sys.modules`` (its "local constants": here the
+project's own modules, not tests): the result would then depend on which
+modules the caller had imported and on every number written anywhere in
+``model/`` and ``sims/``. ``fuzz`` switches that pool off while it runs
+(``_without_local_constants``). The one timing dependence left is Hypothesis's
+5-minute cap on shrinking, far above what a shrink of this model takes.
+
+>>> from sims.configs import get_suite
+>>> r = fuzz(get_suite("tiny").members[0], examples=5, steps=10)
+>>> r.ok, r.property, r.examples
+(True, None, 5)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    invariant,
+    multiple,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from model.config import RFD_RULES, Config, Rules
+from model.properties import PROPERTIES, Property, step_tags
+from model.system import ACTION_KINDS, Step, System, initial_state, successors
+
+__all__ = ["PropertyViolation", "FuzzResult", "make_machine", "fuzz", "DRIVE_LIMIT"]
+
+#: Steps the teardown takes (first enabled step each time) to reach a terminal state.
+DRIVE_LIMIT = 500
+
+
+class PropertyViolation(AssertionError):
+    """A ``must_hold`` property failed; the message starts with the property id."""
+
+    def __init__(self, prop: str, message: str):
+        super().__init__(f"{prop}: {message}")
+        self.prop = prop
+        self.detail = message
+
+
+@dataclass
+class _Record:
+    """What every run of one machine class has seen (shared by its instances)."""
+
+    states: set = field(default_factory=set)
+    #: action kinds taken by Hypothesis's rules (the teardown's drive not counted)
+    actions: set = field(default_factory=set)
+    sometimes: set = field(default_factory=set)
+    #: known limitations / open questions seen violated: id -> first message
+    limitations: dict = field(default_factory=dict)
+    #: runs started (Hypothesis's invalid runs and shrinking included)
+    runs: int = 0
+    #: runs that ended normally or with a property violation
+    valid: int = 0
+    #: the valid run (1-based) in which the first violation happened
+    first_failure: int = 0
+    #: the last violation: (property id, message, trace)
+    failure: tuple | None = None
+    #: runs whose drive stopped at DRIVE_LIMIT before a terminal state (eventually not checked)
+    unterminated: int = 0
+
+
+@dataclass
+class FuzzResult:
+    config: Config
+    rules: Rules
+    seed: int
+    #: no must_hold property failed
+    ok: bool
+    #: the failing property's id, or None
+    property: str | None
+    message: str
+    #: the shrunk failing run: (pre-state, step) pairs from the initial state
+    trace: list[tuple[System, Step]]
+    #: valid runs up to and including the first failing one (all valid runs when none failed)
+    examples: int
+    #: every run, shrinking and Hypothesis's discarded runs included
+    runs: int
+    #: runs Hypothesis abandoned (an invalid draw, e.g. every enabled rule switched off by its swarm flags)
+    discarded: int
+    seconds: float
+    #: distinct states visited (drive to terminal included)
+    states: set
+    #: action kinds fired by Hypothesis's rules
+    actions: set
+    #: sometimes properties reached
+    sometimes: set
+    #: known limitations / open questions observed: id -> message
+    limitations: dict
+    unterminated: int = 0
+
+    def lines(self) -> list[str]:
+        """The failing run as numbered steps with their JSON-RPC messages (empty when ok)."""
+        from .render import trace_lines  # render imports the exhaustive checker: keep fuzz light
+
+        return trace_lines(self.trace, note=f"{self.property}: {self.message}") if self.property else []
+
+
+def _dispatch(props: list[Property]) -> Callable[[Step], list[Property]]:
+    """The properties whose ``on`` tags a step carries, in PROPERTIES order."""
+
+    def select(step: Step) -> list[Property]:
+        tags = step_tags(step)
+        return [p for p in props if p.on is None or not p.on.isdisjoint(tags)]
+
+    return select
+
+
+def make_machine(
+    cfg: Config,
+    rules: Rules = RFD_RULES,
+    *,
+    progress: Callable[[int], None] | None = None,
+    drive_limit: int = DRIVE_LIMIT,
+) -> type[RuleBasedStateMachine]:
+    """A ``RuleBasedStateMachine`` over ``successors(state, cfg, rules)``.
+
+    The class's ``record`` (a ``_Record``) accumulates what all its runs saw.
+    """
+    always = [p for p in PROPERTIES if p.kind == "always"]
+    select = _dispatch([p for p in PROPERTIES if p.kind in ("step", "sometimes")])
+    eventually = [p for p in PROPERTIES if p.kind == "eventually"]
+    record = _Record()
+    live: dict = {}  # the machine instance currently running (for the bundle filter)
+
+    class ModelMachine(RuleBasedStateMachine):
+        requests = Bundle("requests")
+
+        def __init__(self) -> None:
+            super().__init__()
+            live["machine"] = self
+            self.state = initial_state(cfg)
+            self.trace: list[tuple[System, Step]] = []
+            self.failed = False
+            record.states.add(self.state)
+            self._refresh()
+
+        def _refresh(self) -> None:
+            self.enabled = successors(self.state, cfg, rules)
+            by_kind: dict[str, list[Step]] = {}
+            for step in self.enabled:
+                by_kind.setdefault(step.action[0], []).append(step)
+            self.by_kind = by_kind
+            self.labels = {step.action: step for step in self.enabled}
+
+        def _fail(self, p: Property, msg: str) -> None:
+            self.failed = True
+            record.failure = (p.id, msg, list(self.trace))
+            raise PropertyViolation(p.id, msg)
+
+        def _violated(self, p: Property, msg: str) -> None:
+            if p.expect == "must_hold":
+                self._fail(p, msg)
+            record.limitations.setdefault(p.id, msg)
+
+        def _check_always(self, p: Property) -> None:
+            if p.expect != "must_hold" and p.id in record.limitations:
+                return  # already observed: no need to look again
+            msg = p.check(self.state)
+            if msg:
+                self._violated(p, msg)
+
+        def _take(self, step: Step) -> None:
+            pre = self.state
+            self.trace.append((pre, step))
+            for p in select(step):
+                if p.kind == "step":
+                    if p.expect != "must_hold" and p.id in record.limitations:
+                        continue
+                    msg = p.check(pre, step)
+                    if msg:
+                        self._violated(p, msg)
+                elif p.id not in record.sometimes and p.check(pre, step):
+                    record.sometimes.add(p.id)
+            self.state = step.state
+            record.states.add(self.state)
+            self._refresh()
+
+        def _take_kind(self, kind: str, data) -> None:
+            options = self.by_kind[kind]
+            i = data.draw(st.integers(0, len(options) - 1), label=f"{kind} choice") if len(options) > 1 else 0
+            record.actions.add(kind)
+            self._take(options[i])
+
+        def teardown(self) -> None:
+            record.runs += 1
+            # Hypothesis calls teardown in a ``finally``. A run that is ending
+            # with an exception other than a property violation (an invalid or
+            # overrun draw: Hypothesis abandons it) is not an example.
+            if not self.failed and sys.exc_info()[1] is not None:
+                return
+            try:
+                if not self.failed:
+                    self._drive()
+            finally:
+                record.valid += 1
+                if self.failed and not record.first_failure:
+                    record.first_failure = record.valid
+                # Runs after the first failure are Hypothesis shrinking it, not examples.
+                if progress is not None and record.first_failure in (0, record.valid):
+                    progress(record.valid)
+
+        def _drive(self) -> None:
+            """Take the first enabled step until none is left; check eventually there."""
+            for _ in range(drive_limit):
+                if not self.enabled:
+                    break
+                self._take(self.enabled[0])
+                for p in always:
+                    self._check_always(p)
+            if self.enabled:
+                record.unterminated += 1
+                return
+            for p in eventually:
+                if p.expect != "must_hold" and p.id in record.limitations:
+                    continue
+                msg = p.check(self.state)
+                if msg:
+                    self._violated(p, msg + " (no step is left)")
+
+    def add_rule(kind: str) -> None:
+        # In a terminal state every rule but the cancel is valid and stands
+        # still: Hypothesis goes on drawing steps up to its step count and needs
+        # a valid rule for each. Were one stand-still rule valid there, swarm
+        # testing (which switches a random subset of rules off for a run) would
+        # switch it off in half the runs, and Hypothesis would throw away each
+        # of them after it had run to the end; with every rule valid, it always
+        # keeps one on.
+        def enabled_or_terminal(self) -> bool:
+            return kind in self.by_kind or not self.enabled
+
+        # Named functions, not lambdas: Hypothesis describes every precondition
+        # it evaluates, and describing a lambda means reading its source.
+        valid = precondition(enabled_or_terminal)
+        if kind in ("ClientSubmitPrompt", "ClientRetryPrompt"):
+
+            def fire(self, data):
+                if not self.enabled:
+                    return multiple()
+                self._take_kind(kind, data)
+                c = self.trace[-1][1].action[1]
+                return (c, self.state.clients[c].subs[-1].rid)
+
+            decorate = rule(target=ModelMachine.requests, data=st.data())
+        elif kind == "ClientCancelRequest":
+            # A precondition cannot see which request the bundle will give, so
+            # the draw is filtered against the current state instead: Hypothesis
+            # resolves a bundle filter within the one draw (it falls back to the
+            # elements that pass), so no run is thrown away. Every enabled
+            # ("ClientCancelRequest", c, rid) has (c, rid) in the bundle (every
+            # submission and retry is put there), so the precondition guarantees
+            # that some element passes.
+            def enabled(self) -> bool:
+                return kind in self.by_kind
+
+            valid = precondition(enabled)
+
+            def cancellable(req) -> bool:
+                return ("ClientCancelRequest", *req) in live["machine"].labels
+
+            def fire(self, req):
+                step = self.labels.get(("ClientCancelRequest", *req))
+                # Never fails given the filter above; kept so a change to the
+                # model's label shape shows up as discarded runs, not as a crash.
+                hypothesis.assume(step is not None)
+                record.actions.add(kind)
+                self._take(step)
+
+            decorate = rule(req=ModelMachine.requests.filter(cancellable))
+        else:
+
+            def fire(self, data):
+                if self.enabled:
+                    self._take_kind(kind, data)
+
+            decorate = rule(data=st.data())
+        fire.__name__ = fire.__qualname__ = kind
+        setattr(ModelMachine, kind, valid(decorate(fire)))
+
+    def add_invariant(n: int, p: Property) -> None:
+        def check(self):
+            self._check_always(p)
+
+        # Hypothesis runs invariants in name order: the number keeps PROPERTIES
+        # order, so a state that breaks two properties names the same one as
+        # the drive (and the explorer's property list) would.
+        check.__name__ = check.__qualname__ = f"always_{n:02d}_{p.id}"
+        setattr(ModelMachine, check.__name__, invariant()(check))
+
+    for kind in ACTION_KINDS:
+        add_rule(kind)
+    for n, p in enumerate(always):
+        add_invariant(n, p)
+    ModelMachine.__name__ = ModelMachine.__qualname__ = f"Model_{cfg.name.replace('-', '_')}"
+    ModelMachine.record = record
+    return ModelMachine
+
+
+@contextlib.contextmanager
+def _without_local_constants():
+    """Hide the project's literal constants from Hypothesis while fuzzing (see the module doc).
+
+    Hypothesis (6.131 and later) has no setting for this: the pool is a
+    module-level function of ``hypothesis.internal.conjecture.providers`` and a
+    cache beside it. Where a Hypothesis version has neither, there is nothing to hide.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # pragma: no cover - older Hypothesis: no local constants
+        yield
+        return
+    get = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if get is None or cache is None:  # pragma: no cover
+        yield
+        return
+    empty = Constants()
+    providers._get_local_constants = lambda: empty
+    cache.clear()  # permitted constants computed with the real pool
+    try:
+        yield
+    finally:
+        providers._get_local_constants = get
+        cache.clear()
+
+
+def fuzz(
+    cfg: Config,
+    rules: Rules = RFD_RULES,
+    examples: int = 200,
+    seed: int = 0,
+    steps: int = 60,
+    progress: Callable[[int], None] | None = None,
+    *,
+    shrink: bool = True,
+) -> FuzzResult:
+    """Run ``examples`` random runs of up to ``steps`` drawn steps each; shrink the first failure.
+
+    ``progress(n)`` is called after each example with the number run so far
+    (not during shrinking). ``shrink=False`` reports the first failing run as
+    found (the runs before it are the same either way).
+    """
+    machine = make_machine(cfg, rules, progress=progress)
+    hypothesis.seed(seed)(machine)
+    run_settings = settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        database=None,
+        deadline=None,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink) if shrink else (Phase.explicit, Phase.generate),
+        report_multiple_bugs=False,
+        print_blob=False,
+        verbosity=Verbosity.quiet,
+        # too_slow / large_base_example / data_too_large: a run of this model is
+        # long by design; filter_too_much: the cancel rule's bundle filter.
+        suppress_health_check=(
+            HealthCheck.too_slow,
+            HealthCheck.large_base_example,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ),
+    )
+    t0 = time.perf_counter()
+    prop, message, trace = None, "", []
+    try:
+        with _without_local_constants():
+            run_state_machine_as_test(machine, settings=run_settings)
+    except PropertyViolation as e:
+        prop, message = e.prop, e.detail
+        rec_prop, _, trace = machine.record.failure
+        assert rec_prop == prop  # the final replay is the last failing run
+    seconds = time.perf_counter() - t0
+    rec = machine.record
+    return FuzzResult(
+        config=cfg,
+        rules=rules,
+        seed=seed,
+        ok=prop is None,
+        property=prop,
+        message=message,
+        trace=trace,
+        examples=rec.first_failure or rec.valid,
+        runs=rec.runs,
+        discarded=rec.runs - rec.valid,
+        seconds=seconds,
+        states=rec.states,
+        actions=rec.actions,
+        sometimes=rec.sometimes,
+        limitations=rec.limitations,
+        unterminated=rec.unterminated,
+    )

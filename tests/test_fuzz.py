@@ -1,0 +1,295 @@
+"""The Hypothesis explorer (``sims.fuzz``): agreement with the exhaustive explorer, determinism, seeded bugs.
+
+Every budget below is for seed 0 and is exact (a fixed seed gives the same
+runs), so an intended change to the model, the properties or ``sims/fuzz.py``
+may move them; re-measure and update them in the same commit, as for the pinned
+counts of ``test_explore.py``. Tests marked ``slow`` run only with ``-m slow``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, Phase, Verbosity, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from model.bugs import BUGS
+from model.config import RFD_RULES, Config
+from model.properties import BY_ID
+from model.system import ACTION_KINDS, initial_state, successors
+from sims.configs import get_suite
+from sims.fuzz import PropertyViolation, fuzz, make_machine
+
+TINY = get_suite("tiny").members[0]
+FUZZ = get_suite("fuzz").members[0]
+
+#: Drawn steps per run on the small members: the exhaustive depth of every
+#: default member is at most 18 (test_explore.PINNED), and the teardown takes
+#: a run on to a terminal state anyway.
+SMALL_STEPS = 20
+
+#: bug: (examples given to fuzz, longest shrunk trace allowed). With seed 0 and
+#: SMALL_STEPS, each budget is the smallest that catches the bug with its
+#: expected property such that every larger budget measured (up to 1.5x or
+#: more) catches it too; the examples it takes are in the comment when fewer.
+#: A budget of 1 means the first example, Hypothesis's simplest run (rules in
+#: name order) followed by the teardown's drive, already breaks the property.
+BUDGETS = {
+    "answer-at-receipt": (1, 2),
+    "answer-at-reserve": (2, 3),
+    "cancel-after-insertion": (2, 6),
+    "client-associates-by-content": (2, 6),
+    "client-associates-by-order": (2, 6),
+    "client-idle-completes-prompt": (1, 3),
+    "client-keeps-optimistic-copy": (1, 10),
+    "echo-under-other-id": (1, 4),
+    "end-turn-for-cancel": (25, 10),
+    "error-after-insertion": (6, 5),
+    "error-beside-end-turn": (1, 5),
+    "error-when-abort-raises": (800, 7),  # caught at example 768: slow
+    "ids-reset-on-restart": (1, 7),
+    "never-echo": (1, 9),
+    "no-idle-after-failure": (6, 5),
+    "no-tool-terminal-before-error": (600, 6),  # caught at example 577: slow
+    "replay-chunks-without-reset": (5, 9),
+    "replay-reexecutes-command": (350, 6),  # caught at example 331: slow
+    "replay-under-new-id": (5, 10),
+    "replay-without-replay-from": (8, 9),
+    "same-id-for-same-content": (1, 10),
+    "second-stop-reason": (100, 6),  # caught at example 95
+    "tool-update-after-idle": (25, 13),  # caught at example 24
+}
+
+#: Every shrunk counterexample of a seeded bug is at most this long (the
+#: exhaustive explorer's shortest ones, test_bugs.PINNED_LENGTHS, are 2 to 9).
+SHRUNK_BOUND = 13
+
+#: Bugs whose budget is more than a few hundred examples' worth of time in CI.
+SLOW_BUGS = {"error-when-abort-raises", "no-tool-terminal-before-error", "replay-reexecutes-command"}
+
+#: The correct model breaks failed_work_ends_with_error_idle on fuzz-3-clients:
+#: a failure while no client is attached (after a restart, or after every
+#: connection was lost) ends the work with an idle that goes to nobody, and the
+#: step property looks for the idle among the messages sent.
+
+
+def _slow_only(request):
+    # CI runs plain `python -m pytest`: a slow test runs only when asked for with -m slow.
+    if "slow" not in (request.config.getoption("-m") or ""):
+        pytest.skip("slow: run with -m slow")
+
+
+def _exhaustive(cfg: Config, rules=RFD_RULES):
+    """Every reachable state and every action kind that fires, by BFS over successors."""
+    s0 = initial_state(cfg)
+    seen, frontier, kinds = {s0}, [s0], set()
+    while frontier:
+        nxt = []
+        for s in frontier:
+            for step in successors(s, cfg, rules):
+                kinds.add(step.action[0])
+                if step.state not in seen:
+                    seen.add(step.state)
+                    nxt.append(step.state)
+        frontier = nxt
+    return seen, kinds
+
+
+def _assert_real_run_ending_in_violation(trace, cfg, rules, prop_id):
+    """The trace starts in the initial state, takes enabled steps only, and its end breaks prop_id."""
+    assert trace and trace[0][0] == initial_state(cfg)
+    for (pre, step), nxt in zip(trace, [p for p, _ in trace[1:]] + [None]):
+        assert step in successors(pre, cfg, rules), step.action
+        if nxt is not None:
+            assert nxt == step.state
+    p = BY_ID[prop_id]
+    pre, step = trace[-1]
+    if p.kind == "step":
+        assert p.check(pre, step)
+    elif p.kind == "always":
+        assert p.check(step.state)
+    else:
+        assert p.check(step.state) and not successors(step.state, cfg, rules)
+
+
+# ---------------------------------------------------------------------------
+# Agreement with the exhaustive explorer (tiny)
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return fuzz(TINY, examples=100, steps=SMALL_STEPS), _exhaustive(TINY)
+
+
+def test_every_state_hypothesis_reaches_on_tiny_is_in_the_exhaustive_reachable_set(tiny):
+    r, (reachable, _) = tiny
+    assert r.ok and r.examples == 100
+    assert r.states and r.states <= reachable
+
+
+def test_hypothesis_fires_exactly_the_action_kinds_the_exhaustive_search_fires_on_tiny(tiny):
+    r, (_, kinds) = tiny
+    assert r.actions == kinds
+
+
+def test_every_sometimes_hypothesis_reaches_on_tiny_the_explorer_reaches_too(tiny):
+    from sims.explore import explore
+
+    r, _ = tiny
+    reached = {k for k, v in explore(TINY).verdicts.items() if v.status == "reached"}
+    assert r.sometimes and r.sometimes <= reached
+
+
+def test_hypothesis_stays_in_the_reachable_set_of_a_member_with_faults_and_cancels():
+    cfg = get_suite("failures").members[0]
+    r = fuzz(cfg, examples=30, steps=SMALL_STEPS)
+    reachable, kinds = _exhaustive(cfg)
+    assert r.ok and r.states <= reachable and r.actions <= kinds
+    assert "ClientCancelRequest" in r.actions  # drawn from the bundle of requests really sent
+
+
+# ---------------------------------------------------------------------------
+# Determinism
+# ---------------------------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_result():
+    bug = BUGS["cancel-after-insertion"]
+    cfg = get_suite(bug.member).members[0]
+    a, b = (fuzz(cfg, bug.rules, examples=10, steps=SMALL_STEPS) for _ in range(2))
+    assert a.property == bug.breaks
+    assert (a.property, a.message, a.examples, a.runs) == (b.property, b.message, b.examples, b.runs)
+    assert a.trace == b.trace and a.states == b.states and a.actions == b.actions
+    c, d = (fuzz(TINY, examples=20, steps=SMALL_STEPS) for _ in range(2))
+    assert c.states == d.states and c.runs == d.runs and c.sometimes == d.sometimes
+
+
+def test_another_seed_gives_other_runs():
+    a = fuzz(TINY, examples=20, steps=SMALL_STEPS, seed=0)
+    b = fuzz(TINY, examples=20, steps=SMALL_STEPS, seed=1)
+    assert a.states != b.states
+
+
+_SCRIPT = """
+CONSTANTS = {constants}  # Hypothesis would draw from these were its local-constant pool left on
+import json
+from model.bugs import BUGS
+from sims.configs import get_suite
+from sims.fuzz import fuzz
+bug = BUGS["error-after-insertion"]
+r = fuzz(get_suite(bug.member).members[0], bug.rules, examples=40, steps=20, shrink=False)
+print(json.dumps([r.property, r.examples, r.runs, len(r.states), sorted(map(repr, r.states))[:50]]))
+"""
+
+
+def test_the_result_depends_neither_on_the_hash_seed_nor_on_the_callers_constants(tmp_path):
+    out = []
+    for n, (hash_seed, constants) in enumerate((("1", (7, 13, 77, 123, 200, 250)), ("2", (3, 99, 141, 17)))):
+        script = tmp_path / f"caller_{n}.py"
+        script.write_text(textwrap.dedent(_SCRIPT.format(constants=constants)))
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        done = subprocess.run([sys.executable, str(script)], env=env, cwd=root, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        out.append(json.loads(done.stdout))
+    assert out[0] == out[1]
+
+
+def test_progress_counts_the_examples_and_not_the_shrinking():
+    seen = []
+    bug = BUGS["answer-at-reserve"]
+    r = fuzz(TINY, bug.rules, examples=2, steps=SMALL_STEPS, progress=seen.append)
+    assert not r.ok and r.runs > r.examples
+    assert seen == list(range(1, r.examples + 1))
+    seen.clear()
+    r = fuzz(TINY, examples=7, steps=SMALL_STEPS, progress=seen.append)
+    assert seen == list(range(1, 8))
+
+
+# ---------------------------------------------------------------------------
+# The correct model, and what it is expected to violate
+# ---------------------------------------------------------------------------
+
+
+def test_the_correct_model_runs_clean_on_fuzz_3_clients_for_30_examples():
+    r = fuzz(FUZZ, examples=30, shrink=False)  # once clean there is nothing to shrink
+    assert r.ok, "\n".join(r.lines())
+    assert r.examples == 30 and not r.unterminated
+
+
+def test_a_failure_while_no_client_is_attached_is_not_taken_for_a_missing_idle():
+    cfg = Config(name="unattached", restarts=1, agent_work=1, failures=1, prompts=0).validate()
+    s = initial_state(cfg)
+    for label in (("AgentRestart",), ("AgentInitiateWork",)):
+        s = next(step.state for step in successors(s, cfg, RFD_RULES) if step.action == label)
+    fail = next(step for step in successors(s, cfg, RFD_RULES) if step.action == ("AgentFailWork", "stops-work"))
+    assert fail.state.agent.stop == "error"  # the agent did end the work with stopReason error
+    assert BY_ID["failed_work_ends_with_error_idle"].check(s, fail) is None
+
+
+def test_limitations_and_open_questions_are_recorded_and_do_not_fail_the_run():
+    r = fuzz(get_suite("lost-response").members[0], examples=50, steps=SMALL_STEPS)
+    assert r.ok and r.property is None and r.trace == []
+    assert {"lost_response_recoverable", "retry_does_not_duplicate"} <= set(r.limitations)
+    assert all(BY_ID[k].expect in ("known_limitation", "open_question") for k in r.limitations)
+    assert all(r.limitations.values())
+
+
+@pytest.mark.slow
+def test_the_correct_model_runs_clean_on_fuzz_3_clients_for_500_examples_and_fires_every_action(request):
+    _slow_only(request)
+    r = fuzz(FUZZ, examples=500)
+    assert r.ok, "\n".join(r.lines())
+    assert r.actions == set(ACTION_KINDS) and not r.unterminated
+
+
+# ---------------------------------------------------------------------------
+# Failures: the assertion, the shrunk trace, the seeded bugs
+# ---------------------------------------------------------------------------
+
+
+def test_a_machine_run_directly_fails_with_an_assertion_that_starts_with_the_property_id():
+    machine = make_machine(TINY, BUGS["answer-at-receipt"].rules)
+    quiet = settings(
+        max_examples=5, database=None, deadline=None, verbosity=Verbosity.quiet, phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck), stateful_step_count=SMALL_STEPS,
+    )
+    with pytest.raises(AssertionError, match=r"^success_only_after_insertion: client 0's session/prompt 1") as e:
+        run_state_machine_as_test(machine, settings=quiet)
+    assert isinstance(e.value, PropertyViolation) and e.value.prop == "success_only_after_insertion"
+
+
+def test_the_shrunk_trace_prints_as_numbered_steps_with_json_rpc_messages():
+    r = fuzz(TINY, BUGS["answer-at-receipt"].rules, examples=1, steps=SMALL_STEPS)
+    lines = r.lines()
+    assert lines[0] == "  1. ClientSubmitPrompt(0, 'a')"
+    assert "client 0 -> agent" in lines[1] and '"method":"session/prompt"' in lines[1]
+    assert any(line.startswith("  2. AgentReceive(0, 'prompt')") for line in lines)
+    assert lines[-1].startswith("     => success_only_after_insertion: ")
+
+
+def test_every_bug_has_a_budget_within_the_stated_bound():
+    assert set(BUDGETS) == set(BUGS)
+    assert all(n <= 800 and length <= SHRUNK_BOUND for n, length in BUDGETS.values())
+    assert SLOW_BUGS <= set(BUGS)
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_BUGS else n for n in sorted(BUGS)]
+)
+def test_fuzz_catches_each_seeded_bug_within_its_budget_with_a_short_trace(name, request):
+    if name in SLOW_BUGS:
+        _slow_only(request)
+    bug = BUGS[name]
+    examples, longest = BUDGETS[name]
+    cfg = get_suite(bug.member).members[0]
+    r = fuzz(cfg, bug.rules, examples=examples, steps=SMALL_STEPS)
+    assert r.property == bug.breaks, f"{name}: {r.property} after {r.examples} examples"
+    assert r.message and not r.ok and r.examples <= examples
+    assert len(r.trace) <= longest
+    _assert_real_run_ending_in_violation(r.trace, cfg, bug.rules, bug.breaks)
