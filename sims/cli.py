@@ -279,7 +279,8 @@ def _variant_progress(err: Console, names: list[str]):
     task = bar.add_task("variants", total=len(names))
 
     def on_variant(name):
-        bar.update(task, description=f"variant {name}", advance=0 if bar.tasks[0].completed == 0 and name == names[0] else 1)
+        # called as each variant starts: the ones before it are done
+        bar.update(task, description=f"variant {name}", completed=names.index(name))
 
     return bar, on_variant
 
