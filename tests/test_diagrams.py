@@ -252,3 +252,13 @@ def test_write_sequence_picks_text_or_picture_by_suffix_and_check_results_write_
     paths = write_counterexamples(result.verdicts, tmp_path / "ce", ("mermaid",))
     assert tmp_path / "ce" / f"counterexample-{bug.breaks}.mmd" in paths
     assert all(p.read_text().startswith("---\ntitle: ") for p in paths)
+
+
+def test_every_scenario_is_a_mermaid_sequence_chart():
+    from sims.scenarios import SCENARIOS, run
+
+    for name, sc in SCENARIOS.items():
+        r = run(name)
+        text = sequence_mermaid(r.trace, f"{name}: {sc.title}", f"expected: {sc.summary}", violation=False)
+        assert "\nsequenceDiagram\n" in text and "    participant A as Agent\n" in text, name
+        assert "violated:" not in text, name
