@@ -93,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
     tr.add_argument("--partial", action="store_true", help="the log is cut: skip rules about what must happen by the end")
     tr.add_argument("--schema", metavar="PATH", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
     tr.add_argument("--no-schema", action="store_true", help="skip schema validation")
+    tr.add_argument("--model", action="store_true",
+                    help="also ask whether any run of the model explains the transcript (the first line none does)")
+    tr.add_argument("--max-nodes", type=int, default=2_000_000, help="with --model: stop the search after this many nodes")
 
     br = sub.add_parser("bridge", help="bridge a JSON-RPC transcript between ACP v1 and v2 (prompt lifecycle)")
     br.add_argument("file", metavar="FILE")
@@ -508,12 +511,26 @@ def _trace(args) -> int:
     except TranscriptError as e:
         raise UsageError(str(e)) from None
     violations = 0
+    explanations = {}
+    if args.max_nodes < 1:
+        raise UsageError(f"--max-nodes must be positive, not {args.max_nodes}")
     for name, entries in parsed:
         findings = check_transcript(entries, partial=args.partial, validator=validator)
         violations += sum(1 for f in findings if f.severity == "violation")
         report.append((name, findings))
+        if args.model:
+            from .modeltrace import explain
+
+            explanations[name] = explain(entries, max_nodes=args.max_nodes, complete=not args.partial)
+    unexplained = sum(1 for e in explanations.values() if not e.explained)
     if args.json:
-        print(json.dumps({"files": [{"file": n, "violations": [f.data() for f in fs]} for n, fs in report]}, indent=2))
+        files = []
+        for n, fs in report:
+            item = {"file": n, "violations": [f.data() for f in fs]}
+            if n in explanations:
+                item["model"] = explanations[n].data()
+            files.append(item)
+        print(json.dumps({"files": files}, indent=2))
     else:
         out = _console()
         for name, findings in report:
@@ -524,9 +541,14 @@ def _trace(args) -> int:
                 out.print(f"{name}:{f.line}: [{style}]{f.severity}[/] {f.property}: {f.message}", highlight=False)
                 if f.quote:
                     out.print(f"    {f.clause}: {f.quote}", markup=False, highlight=False)
+            if name in explanations:
+                out.print(f"{name}: model: {explanations[name].text()}", markup=False, highlight=False)
         total = sum(len(fs) for _, fs in report)
-        out.print(f"{len(report)} file(s), {violations} violation(s), {total - violations} warning(s)")
-    return 1 if violations else 0
+        line = f"{len(report)} file(s), {violations} violation(s), {total - violations} warning(s)"
+        if args.model:
+            line += f", {unexplained} not explained by the model"
+        out.print(line)
+    return 1 if violations or unexplained else 0
 
 
 def _diagrams(args) -> int:

@@ -1,0 +1,636 @@
+"""Model-based trace validation: does some run of the model explain a transcript?
+
+The rule-based checker (``sims.transcript.check_transcript``) applies each
+observable rule to a log on its own. This module asks the stronger question
+that TLA+ trace validation and P's PObserve ask: is there a run of the model
+whose observable lines (as ``sims.transcript.export`` writes them) are exactly
+the transcript's lines, in order? If not, it reports the first line no run can
+explain, the longest explained prefix and what the model would have allowed
+there.
+
+How:
+
+1. ``abstract`` turns each transcript message back into the model's message
+   tuples (``model/system.py``, "Messages"), keeping the transcript's own raw
+   ids (JSON-RPC ids, ``messageId`` strings, ``toolCallId`` strings). Content is
+   abstracted to the model's symbols: text starting with ``/`` is the command
+   ``"/c"``, any other text is ``"a"``. Content equality beyond that symbol
+   class is not checked (the model's "a", "b" and an imported message's "i"
+   all compare as "a").
+2. ``config_for`` derives the bounds from the transcript itself (not from a
+   named configuration), clamped to ``config.LIMITS``.
+3. ``explain`` searches breadth-first over nodes (model state, position in the
+   transcript, connection epochs, id mapping). Every successor step is tried;
+   its observable lines must unify with the next transcript lines in order
+   (same kind, same connection, consistent raw <-> model id mapping, extended as
+   new ids appear). Steps without observable lines (submissions, holds,
+   reservations, insertions, client deliveries, a client opening a new
+   connection) keep the position.
+
+Lines the model has no vocabulary for (``initialize``, ``session/new``,
+``agent_message_chunk`` and other session updates, responses to such
+requests) are skipped and counted in ``Explanation.skipped``.
+
+Search reductions (each sound for the question asked): ``hold`` is off (a
+held prompt behaves as a received one everywhere); without a replay in the
+transcript every message is kept as retained (retained vs live-only shows only
+in a replay); bounds are tried first with ``agent_work`` = working episodes
+minus prompts, then in full if that does not explain the transcript.
+
+A transcript is a prefix of a run (a log may be cut anywhere, even inside
+one step's lines); ``complete=True`` also asks that the log can end there.
+
+Request ids are mapped per connection label (a client may start again at 1 on
+a new connection); ``messageId``, ``toolCallId`` and permission request ids
+are mapped globally, one-to-one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from dataclasses import dataclass, field, replace
+
+from model.config import LIMITS, RFD_RULES, Config, Rules
+from model.machines import STOP_REASONS
+from model.system import initial_state, successors
+from model.wire import agent_message, client_message, summary
+
+__all__ = ["Explanation", "abstract", "config_for", "explain", "prepare"]
+
+
+# ---------------------------------------------------------------------------
+# Abstraction: JSON-RPC -> the model's message tuples (raw ids kept)
+# ---------------------------------------------------------------------------
+
+
+def symbol(text) -> str:
+    """The model's content symbol for a text: "/c" for a command, "a" otherwise."""
+    return "/c" if isinstance(text, str) and text.startswith("/") else "a"
+
+
+def _key(raw) -> str:
+    return json.dumps(raw, sort_keys=True)
+
+
+def _first_text(blocks) -> str:
+    if isinstance(blocks, dict):
+        blocks = [blocks]
+    if isinstance(blocks, list):
+        for b in blocks:
+            if isinstance(b, dict) and isinstance(b.get("text"), str):
+                return b["text"]
+    return ""
+
+
+def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
+    """A transcript line as a model message tuple with the transcript's raw ids.
+
+    ``("closed",)`` for a closed event; None for a message the model has no
+    vocabulary for. ``request_method`` is the method of the request a response
+    answers, when known (a response to ``initialize`` is then None, not
+    ``("resumed", id)``).
+    """
+    if entry.get("event") == "closed":
+        return ("closed",)
+    msg = entry.get("msg")
+    if not isinstance(msg, dict):
+        return None
+    sender = entry.get("from")
+    method = msg.get("method")
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    if sender == "client":
+        if method == "session/prompt":
+            return ("prompt", _key(msg.get("id")), symbol(_first_text(params.get("prompt"))))
+        if method == "$/cancel_request":
+            return ("cancel_req", _key(params.get("requestId")))
+        if method == "session/cancel":
+            return ("cancel",)
+        if method == "session/resume":
+            return ("resume", _key(msg.get("id")), bool(params.get("replayFrom")))
+        if method is None and "id" in msg and request_method in (None, "session/request_permission"):
+            if request_method is None and "outcome" not in (msg.get("result") or {}):
+                return None
+            return ("perm_ans", _key(msg.get("id")))
+        return None
+    if sender != "agent":
+        return None
+    if method is None:
+        if "id" not in msg:
+            return None
+        rid = _key(msg.get("id"))
+        if request_method not in (None, "session/prompt", "session/resume"):
+            return None
+        if isinstance(msg.get("error"), dict):
+            return ("err", rid, msg["error"].get("code"))
+        result = msg.get("result")
+        if not isinstance(result, dict):
+            return None
+        if "messageId" in result:
+            return ("ok", rid, _key(result["messageId"]))
+        if "stopReason" in result:
+            return ("v1ok", rid, result["stopReason"])
+        if request_method in (None, "session/resume"):
+            return ("resumed", rid)
+        return None
+    if method == "session/request_permission":
+        return ("perm", _key(msg.get("id")))
+    if method != "session/update":
+        return None
+    u = params.get("update")
+    if not isinstance(u, dict):
+        return None
+    kind = u.get("sessionUpdate")
+    if kind == "user_message":
+        content = u.get("content")
+        syms = tuple(symbol(b.get("text")) for b in content if isinstance(b, dict)) if isinstance(content, list) else ("a",)
+        return ("um", _key(u.get("messageId")), syms)
+    if kind == "user_message_chunk":
+        return ("chunk", _key(u.get("messageId")), symbol(_first_text(u.get("content"))))
+    if kind == "state_update":
+        err = u.get("error")
+        code = err.get("code", 0) if isinstance(err, dict) else (0 if err is None else err)
+        return ("state", u.get("state"), u.get("stopReason") or "", code or 0)
+    if kind in ("tool_call", "tool_call_update"):
+        return ("tool", _key(u.get("toolCallId")), u.get("status", "pending"))
+    if kind == "notice":
+        return ("notice",)
+    if kind == "error":
+        err = u.get("error")
+        return ("error_update", err.get("code") if isinstance(err, dict) else None)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Preparing a transcript
+# ---------------------------------------------------------------------------
+
+_LABEL = re.compile(r"^c(\d+)(?:\.(\d+))?$")
+
+
+@dataclass(frozen=True)
+class Line:
+    n: int  # line number in the file
+    label: str
+    client: int  # model client index
+    epoch: int  # ordinal of this connection among its client's connections
+    sender: str  # "client" | "agent" | "event"
+    msg: tuple  # abstract message
+
+
+def prepare(entries: list[tuple[int, dict]]) -> tuple[list[Line], int, int]:
+    """(lines the model can speak about, number of clients, lines skipped)."""
+    labels = []
+    for _, e in entries:
+        lab = str(e["conn"])
+        if lab not in labels:
+            labels.append(lab)
+    keys = []  # client keys: ("n", N) for cN/cN.k, ("l", label) otherwise
+    for lab in labels:
+        m = _LABEL.match(lab)
+        k = ("n", int(m.group(1))) if m else ("l", lab)
+        if k not in keys:
+            keys.append(k)
+    numbered = sorted(k for k in keys if k[0] == "n")
+    others = [k for k in keys if k[0] == "l"]
+    index = {k: i for i, k in enumerate(numbered + others)}
+    conn_of: dict[str, tuple[int, int]] = {}
+    per_client: dict[int, int] = {}
+    for lab in labels:
+        m = _LABEL.match(lab)
+        c = index[("n", int(m.group(1))) if m else ("l", lab)]
+        conn_of[lab] = (c, per_client.get(c, 0))
+        per_client[c] = per_client.get(c, 0) + 1
+    pending: dict[tuple, str] = {}  # (label, sender, id key) -> method
+    out: list[Line] = []
+    skipped = 0
+    for n, e in entries:
+        lab = str(e["conn"])
+        c, ep = conn_of[lab]
+        if e.get("event") == "closed":
+            out.append(Line(n, lab, c, ep, "event", ("closed",)))
+            continue
+        msg, sender = e.get("msg"), e.get("from")
+        request_method = None
+        if isinstance(msg, dict):
+            if isinstance(msg.get("method"), str) and "id" in msg:
+                try:
+                    pending[(lab, sender, _key(msg["id"]))] = msg["method"]
+                except TypeError:
+                    pass
+            elif msg.get("method") is None and "id" in msg:
+                other = "agent" if sender == "client" else "client"
+                request_method = pending.get((lab, other, _key(msg.get("id"))))
+        try:
+            a = abstract(e, request_method)
+        except (AttributeError, TypeError, ValueError):
+            a = ("malformed",)
+        if a is None:
+            skipped += 1
+            continue
+        out.append(Line(n, lab, c, ep, sender, a))
+    return out, len(index) or 1, skipped
+
+
+# ---------------------------------------------------------------------------
+# Bounds from the transcript
+# ---------------------------------------------------------------------------
+
+
+def config_for(entries: list[tuple[int, dict]], clamp: bool = True) -> Config:
+    """Bounds derived from the transcript (not a named configuration).
+
+    clients: distinct client indices (``cN`` and ``cN.k`` are client N, any
+    other label a client of its own); prompts: the most session/prompt
+    requests of one client; cancels: ``$/cancel_request`` + ``session/cancel``;
+    resumes: ``session/resume``; losses: ``closed`` events, restarts: runs of
+    ``closed`` events for distinct clients; tool_calls: distinct toolCallIds;
+    permissions: ``session/request_permission``; failures: error idles,
+    notices, error updates and error responses other than -32800; imports:
+    messageIds echoed but never in a prompt result; agent_work: times the
+    session went from idle to working; stop_reasons and alphabet as observed;
+    every exploration flag on, ``down_latency=False`` (deliveries to clients
+    are not in a transcript).
+
+    With ``clamp`` the integer bounds are clamped to ``config.LIMITS``
+    (``explain`` reports which); without, they are kept (the transcript itself
+    bounds the search, so LIMITS, which are about exhaustive search, need not
+    apply).
+    """
+    cfg, _, _ = _config_and_clamps(entries, clamp)
+    return cfg
+
+
+def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], Config]:
+    """(bounds, clamp notes, quick bounds): the quick bounds assume prompts
+    started all work but the surplus (agent_work = working episodes - prompts);
+    ``explain`` tries them first, then the full bounds."""
+    lines, nclients, _ = prepare(entries)
+    prompts: dict[int, int] = {}
+    cancels = resumes = closed = restarts = perms = failures = running = 0
+    tools, acked, echoed = set(), set(), set()
+    stops, alphabet = [], []
+    fg = "idle"
+    prev_closed: set | None = None
+    for ln in lines:
+        m = ln.msg
+        k = m[0]
+        if k != "closed":
+            prev_closed = None
+        if k == "prompt":
+            prompts[ln.client] = prompts.get(ln.client, 0) + 1
+            if m[2] not in alphabet:
+                alphabet.append(m[2])
+        elif k in ("cancel_req", "cancel"):
+            cancels += 1
+        elif k == "resume":
+            resumes += 1
+        elif k == "closed":
+            closed += 1
+            # a run of closed events for distinct clients may be one restart
+            if prev_closed is None or ln.client in prev_closed:
+                restarts += 1
+                prev_closed = set()
+            prev_closed.add(ln.client)
+        elif k == "tool":
+            tools.add(m[1])
+        elif k == "perm":
+            perms += 1
+        elif k in ("notice", "error_update"):
+            failures += 1
+        elif k == "err" and m[2] != -32800:
+            failures += 1
+        elif k == "ok":
+            acked.add(m[2])
+        elif k in ("um", "chunk"):
+            echoed.add(m[1])
+        elif k == "state":
+            if m[1] == "idle":
+                if m[2] == "error" or m[3]:
+                    failures += 1
+                if m[2] and m[2] not in ("error", "cancelled") and m[2] in STOP_REASONS and m[2] not in stops:
+                    stops.append(m[2])
+                fg = "idle"
+            elif m[1] in ("running", "requires_action", "failed"):
+                if fg == "idle" and m[1] != "failed":
+                    running += 1
+                fg = m[1]
+    want = {
+        "clients": nclients,
+        "prompts": max(prompts.values(), default=0),
+        "cancels": cancels,
+        "resumes": resumes,
+        "losses": closed,
+        "restarts": min(restarts, closed),
+        "tool_calls": len(tools),
+        "permissions": perms,
+        "failures": failures,
+        "imports": len(echoed - acked),
+        "agent_work": running,
+        "retries": 0,
+    }
+    clamped = []
+    for name, value in want.items():
+        lo, hi = LIMITS[name]
+        if value > hi:
+            if clamp:
+                clamped.append(f"{name}={value} clamped to {hi}")
+                want[name] = hi
+            else:
+                clamped.append(f"{name}={value} is beyond LIMITS {hi} (kept: the transcript bounds the search)")
+    order = {"a": 0, "b": 1, "/c": 2}
+    cfg = Config(
+        name="transcript",
+        alphabet=tuple(sorted(alphabet, key=order.get)) or ("a",),
+        stop_reasons=tuple(stops) or ("end_turn",),
+        # Holding is not observable: a held prompt behaves as a received one
+        # everywhere in system.py (NOT_INSERTED); it only doubles the states.
+        hold=False,
+        hook=True,
+        reserve=True,
+        live_only=True,
+        chunks=True,
+        down_latency=False,
+        **want,
+    )
+    if clamp:
+        cfg = cfg.validate()
+    quick = replace(cfg, agent_work=min(cfg.agent_work, max(0, running - sum(prompts.values()))))
+    return cfg, clamped, quick
+
+
+# ---------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Explanation:
+    explained: bool
+    first_unexplained_line: int | None  # file line number; None when explained
+    prefix_lines: int  # file line number of the last explained line (0: none)
+    allowed: list[str] = field(default_factory=list)  # what the model could have produced there
+    nodes: int = 0
+    clamped: list[str] = field(default_factory=list)
+    skipped: int = 0  # lines outside the model's vocabulary
+    exhausted: bool = False  # max_nodes was reached before the search finished
+    config: Config | None = None
+    at_end: bool = False  # complete=True: every line is explained, but the log cannot end there
+
+    def data(self) -> dict:
+        return {
+            "explained": self.explained,
+            "first_unexplained_line": self.first_unexplained_line,
+            "prefix_lines": self.prefix_lines,
+            "allowed": self.allowed,
+            "nodes": self.nodes,
+            "clamped": self.clamped,
+            "skipped": self.skipped,
+            "exhausted": self.exhausted,
+            "at_end": self.at_end,
+        }
+
+    def text(self) -> str:
+        if self.explained:
+            return "explained"
+        allowed = "; ".join(self.allowed) if self.allowed else "nothing"
+        if self.at_end:
+            return (
+                f"end of transcript (after line {self.prefix_lines}): no run of the model ends here; "
+                f"the model would still send: {allowed}"
+            )
+        s = (
+            f"line {self.first_unexplained_line}: no run of the model explains this; "
+            f"explained up to line {self.prefix_lines}; the model allows here: {allowed}"
+        )
+        if self.exhausted:
+            s += " (search stopped at the node limit: inconclusive)"
+        return s
+
+
+def _observable(pre, step) -> list[tuple]:
+    """The step's lines as export writes them: [(client, sender, model msg), ...]."""
+    name = step.action[0]
+    out = []
+    if name in ("AgentReceive", "AgentResume"):
+        c = step.action[1]
+        out.append((c, "client", pre.up[c][0]))
+    elif name == "ConnectionLost":
+        out.append((step.action[1], "event", ("closed",)))
+    elif name == "AgentRestart":
+        for c, cl in enumerate(pre.clients):
+            if cl.connected:
+                out.append((c, "event", ("closed",)))
+    for c, msg in step.emitted:
+        out.append((c, "agent", msg))
+    return out
+
+
+def _bind(mp: dict, ns: str, raw, model) -> bool:
+    """Extend the bijection raw <-> model in namespace ns; False on conflict."""
+    f, b = ("f", ns, raw), ("b", ns, model)
+    have = mp.get(f)
+    if have is not None:
+        return have == model
+    if b in mp:
+        return False
+    mp[f] = model
+    mp[b] = raw
+    return True
+
+
+def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
+    """Does model message mm (to/from client c) match the transcript line? Extends mp."""
+    if sender != line.sender or c != line.client:
+        return False
+    t = line.msg
+    k = mm[0]
+    if k != t[0]:
+        return False
+    rns = "rid:" + line.label
+    if k == "closed" or k == "cancel" or k == "notice":
+        return True
+    if k == "prompt":
+        return symbol(mm[2]) == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+    if k == "cancel_req":
+        return _bind(mp, rns, t[1], (c, mm[1]))
+    if k == "resume":
+        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+    if k in ("perm_ans", "perm"):
+        return _bind(mp, "perm", t[1], mm[1])
+    if k == "ok":
+        return _bind(mp, rns, t[1], (c, mm[1])) and _bind(mp, "mid", t[2], mm[2])
+    if k == "err":
+        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+    if k == "v1ok":
+        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+    if k == "resumed":
+        return _bind(mp, rns, t[1], (c, mm[1]))
+    if k == "um":
+        return tuple(symbol(x) for x in mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1])
+    if k == "chunk":
+        return symbol(mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1])
+    if k == "state":
+        return (mm[1], mm[2] or "", mm[3] or 0) == t[1:]
+    if k == "tool":
+        return mm[2] == t[2] and _bind(mp, "tool", t[1], mm[1])
+    if k == "error_update":
+        return mm[1] == t[1]
+    return False
+
+
+def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = None) -> str:
+    """``LABEL FROM: summary`` of a model message, with the transcript's raw ids
+    where the mapping knows them and ``<new>`` where the model would use an id
+    the transcript has not shown yet."""
+    mp = mp or {}
+    e = epochs[c]
+    label = f"c{c}" if e == 0 else f"c{c}.{e}"
+    if sender == "event":
+        return f"{label} closed"
+
+    def raw(ns, model):
+        key = mp.get(("b", ns, model))
+        return "<new>" if key is None else json.loads(key)
+
+    k = mm[0]
+    if sender == "client":
+        msg = client_message(mm)
+        if k in ("prompt", "resume"):
+            msg["id"] = raw("rid:" + label, (c, mm[1]))
+        elif k == "cancel_req":
+            msg["params"]["requestId"] = raw("rid:" + label, (c, mm[1]))
+        elif k == "perm_ans":
+            msg["id"] = raw("perm", mm[1])
+    else:
+        msg = agent_message(mm)
+        if k in ("ok", "err", "v1ok", "resumed"):
+            msg["id"] = raw("rid:" + label, (c, mm[1]))
+        if k == "ok":
+            msg["result"]["messageId"] = raw("mid", mm[2])
+        elif k in ("um", "chunk"):
+            msg["params"]["update"]["messageId"] = raw("mid", mm[1])
+        elif k == "tool":
+            msg["params"]["update"]["toolCallId"] = raw("tool", mm[1])
+        elif k == "perm":
+            msg["id"] = raw("perm", mm[1])
+    return f"{label} {sender}: {summary(msg)}"
+
+
+def explain(
+    entries: list[tuple[int, dict]],
+    rules: Rules = RFD_RULES,
+    max_nodes: int = 2_000_000,
+    cfg: Config | None = None,
+    clamp: bool = False,
+    complete: bool = False,
+) -> Explanation:
+    """Does some run of the model (under ``rules``) explain the transcript?
+
+    ``entries`` as ``sims.transcript.parse_text`` returns them. ``cfg``
+    overrides the bounds ``config_for`` derives; ``clamp`` clamps them to
+    LIMITS (by default bounds beyond LIMITS are kept and listed in
+    ``clamped``). A transcript is a prefix of a run: a log cut before an
+    owed echo or idle is explained. With ``complete`` the log is taken as
+    the whole run so far: its end must also be a point where the agent owes
+    no connected client an echo (the rule-based checker's end-of-log rule);
+    otherwise the "line" after the last is unexplained (``at_end``) and
+    ``allowed`` lists what the model would still have had to send.
+    """
+    lines, nclients, skipped = prepare(entries)
+    derived, clamped, quick = _config_and_clamps(entries, clamp)
+    if cfg is not None:
+        return _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, False)
+    resumes = [ln.msg for ln in lines if ln.msg[0] == "resume"]
+    if not any(m[2] or rules.replay_without_replay_from for m in resumes):
+        # Whether a message is retained or live-only shows only in a replay:
+        # without one, exploring both only doubles the states per prompt.
+        derived, quick = replace(derived, live_only=False), replace(quick, live_only=False)
+        retain = True
+    else:
+        retain = False
+    nodes = 0
+    if quick != derived:
+        # Cheap first: most working episodes are the prompts' own work.
+        r = _search(lines, quick, rules, max_nodes, complete, clamped, skipped, retain)
+        if r.explained:
+            return r
+        nodes = r.nodes
+    r = _search(lines, derived, rules, max_nodes, complete, clamped, skipped, retain)
+    r.nodes += nodes
+    return r
+
+
+def _retain_all(s):
+    """The state with every message retained (only when no replay can follow)."""
+    a = s.agent
+    if all(m.retained for m in a.conv):
+        return s
+    return s._replace(agent=a._replace(conv=tuple(m._replace(retained=True) for m in a.conv)))
+
+
+def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) -> Explanation:
+    total = len(lines)
+    s0 = initial_state(cfg)
+    start = (s0, 0, (0,) * cfg.clients, frozenset())
+    seen = {start}
+    queue = deque([start])
+    best = 0
+    allowed: set[str] = set()
+    exhausted = False
+
+    def reach(p: int, text: str | None) -> None:
+        # A run explains the lines before p; text is what it would send at p.
+        nonlocal best, allowed
+        if p > best:
+            best, allowed = p, set()
+        if p == best and text is not None:
+            allowed.add(text)
+
+    while queue:
+        node = queue.popleft()
+        s, pos, epochs, fmap = node
+        if pos == total and (not complete or not any(m.owed for m in s.agent.conv)):
+            return Explanation(True, None, lines[-1].n if lines else 0, [], len(seen), clamped, skipped, False, cfg)
+        reach(pos, None)
+        for step in successors(s, cfg, rules):
+            eps = epochs
+            if step.action[0] == "ClientResume":
+                c = step.action[1]
+                eps = epochs[:c] + (epochs[c] + 1,) + epochs[c + 1 :]
+            obs = _observable(s, step)
+            p = pos
+            mp = None
+            ok = True
+            for c, sender, mm in obs:
+                if p >= total:
+                    if not complete:
+                        # The log was cut in the middle of this step's lines.
+                        return Explanation(True, None, lines[-1].n, [], len(seen), clamped, skipped, False, cfg)
+                    ok = False
+                    reach(p, _render(c, sender, mm, eps, mp or dict(fmap)))
+                    break
+                line = lines[p]
+                if mp is None:
+                    mp = dict(fmap)
+                if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
+                    ok = False
+                    if p >= best:
+                        reach(p, _render(c, sender, mm, eps, mp))
+                    break
+                p += 1
+            if not ok:
+                continue
+            nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
+            nxt = (_retain_all(step.state) if retain else step.state, p, eps, nf)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+        if len(seen) >= max_nodes:
+            exhausted = True
+            break
+    at_end = best == total
+    first = lines[best].n if not at_end else (lines[-1].n + 1 if lines else 1)
+    prefix = lines[best - 1].n if best > 0 else 0
+    return Explanation(False, first, prefix, sorted(allowed), len(seen), clamped, skipped, exhausted, cfg, at_end)
