@@ -46,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
     c.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
     c.add_argument("--export-traces", metavar="DIR", help="write each counterexample as a JSON Lines transcript into DIR")
+    c.add_argument("--bridge", choices=("to-v1", "to-v2"),
+                   help="check a bridged configuration: every run of the model through a v1<->v2 bridge "
+                        "(to-v1: v2 agent, v1 client; to-v2: v1 agent, v2 clients)")
+    c.add_argument("--bridge-bug", help="with --bridge: a seeded bridge bug (see docs/bridges.md)")
 
     f = sub.add_parser("fuzz", help="random stateful exploration with Hypothesis, shrinking a failure to a minimal run")
     f.add_argument("--config", default="fuzz", help="named configuration or member (default: fuzz, 3 clients x 3 prompts)")
@@ -162,7 +166,62 @@ def main(argv: list[str] | None = None) -> int:
 # --- check ------------------------------------------------------------------
 
 
+#: Members small enough to bridge every terminal path (and the connection kept for multi-client).
+BRIDGE_MEMBERS = (("tiny", None), ("failures", None), ("cancel-race", None), ("multi-client", "c0"))
+
+
+def _check_bridge(args) -> int:
+    from .bridge import BRIDGE_BUGS, PROPERTIES as BRIDGE_PROPERTIES, explore_bridge
+
+    to = args.bridge[3:]
+    options = {}
+    if args.bridge_bug:
+        if args.bridge_bug not in BRIDGE_BUGS or BRIDGE_BUGS[args.bridge_bug][0] != to:
+            names = ", ".join(n for n, b in BRIDGE_BUGS.items() if b[0] == to)
+            raise UsageError(f"unknown bridge bug {args.bridge_bug!r} for --bridge {args.bridge}; choose from {names}")
+        options["bug"] = args.bridge_bug
+    runs = [explore_bridge(m, to, conn=conn, **options) for m, conn in BRIDGE_MEMBERS]
+    out = _console()
+    agent, client = ("v2", "v1") if to == "v1" else ("v1", "v2")
+    out.print(f"[bold]acp-lifecycle check --bridge {args.bridge}[/]: every terminal path of the model's {agent} agent, "
+              f"bridged to {client} clients")
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("member", "paths", "transcripts", "seconds"):
+        t.add_column(col, justify="left" if col == "member" else "right")
+    for r in runs:
+        t.add_row(r.member, f"{r.paths:,}", f"{r.transcripts:,}", f"{r.seconds:.2f}")
+    out.print(t)
+    bad = 0
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("bridge property (must hold)", "verdict", "member"):
+        t.add_column(col)
+    for p in BRIDGE_PROPERTIES:
+        if p.to != to:
+            continue
+        hit = next(((r.member, r.violations[p.id]) for r in runs if p.id in r.violations), None)
+        if hit:
+            bad += 1
+        t.add_row(p.id, "[bold red]VIOLATED[/]" if hit else "[green]holds[/]", hit[0] if hit else "")
+    out.print(t)
+    questions = {}
+    for r in runs:
+        for kind, (tr, problem) in r.questions.items():
+            if kind not in questions or len(tr) < len(questions[kind][1]):
+                questions[kind] = (r.member, tr, problem)
+    for kind, (member, tr, problem) in sorted(questions.items()):
+        out.print(f"[yellow]open question confirmed[/]: {kind} ({member}, {len(tr)} lines): {problem[1]}", highlight=False)
+    for r in runs:
+        for pid, (tr, msgs) in r.violations.items():
+            out.print(f"[bold red]VIOLATED[/] {pid} ({r.member}, {len(tr)} lines): {msgs[0]}", highlight=False)
+    out.print(f"{bad} bridge propert{'y' if bad == 1 else 'ies'} violated, {len(questions)} open question(s) confirmed")
+    return 1 if bad else 0
+
+
 def _check(args) -> int:
+    if args.bridge:
+        return _check_bridge(args)
+    if args.bridge_bug:
+        raise UsageError("--bridge-bug needs --bridge")
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")

@@ -80,3 +80,12 @@ def test_scenario_runs_by_name_and_lists(capsys):
 def test_an_unknown_scenario_is_a_usage_error(capsys):
     code, _, err = run(capsys, "scenario", "nope")
     assert code == 2 and "unknown scenario 'nope'" in err
+
+
+def test_check_bridge_checks_every_bridged_run_and_catches_a_seeded_bridge_bug(capsys):
+    code, out, _ = run(capsys, "check", "--bridge", "to-v2")
+    assert code == 0 and "0 bridge properties violated" in out and "open question confirmed" in out
+    code, out, _ = run(capsys, "check", "--bridge", "to-v2", "--bridge-bug", "v2-answer-before-insertion")
+    assert code == 1 and "VIOLATED v2-response-at-insertion-point" in out
+    code, _, err = run(capsys, "check", "--bridge-bug", "v2-answer-before-insertion")
+    assert code == 2 and "--bridge-bug needs --bridge" in err
