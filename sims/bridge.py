@@ -256,8 +256,12 @@ class _Bridge:
     """What both bridges share: feeding, emitting, problems, provenance."""
 
     to = ""
+    BUGS: tuple[str, ...] = ()
 
-    def __init__(self) -> None:
+    def __init__(self, bug: str = "") -> None:
+        if bug and bug not in self.BUGS:
+            raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
+        self.bug = bug
         self.problems: list[Problem] = []
         #: every output entry with its provenance, in order
         self.trace: list[Out] = []
@@ -399,13 +403,10 @@ class V1AgentToV2Client(_Bridge):
     BUGS = ("v2-idle-drop-error", "v2-answer-before-insertion")
 
     def __init__(self, insertion: str = "echo", bug: str = "") -> None:
-        super().__init__()
+        super().__init__(bug)
         if insertion not in ("echo", "immediate"):
             raise ValueError(f"insertion must be 'echo' or 'immediate', not {insertion!r}")
-        if bug and bug not in self.BUGS:
-            raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
         self.insertion = insertion
-        self.bug = bug
         self._sessions: dict[str, _Session2] = {}
         self._held: dict[tuple, _Held] = {}  # (conn, id key) -> _Held
         self._requests: dict[tuple, str] = {}  # (conn, id key) -> method, other client requests
@@ -789,13 +790,10 @@ class V2AgentToV1Client(_Bridge):
     BUGS = ("v1-error-stop-reason", "v1-drop-error-code")
 
     def __init__(self, background: str = "forward", bug: str = "") -> None:
-        super().__init__()
+        super().__init__(bug)
         if background not in ("forward", "drop"):
             raise ValueError(f"background must be 'forward' or 'drop', not {background!r}")
-        if bug and bug not in self.BUGS:
-            raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
         self.background = background
-        self.bug = bug
         self._conns: dict[tuple, _Conn1] = {}
         self._open: dict[tuple, tuple] = {}  # (conn, id key) -> (_Conn1, _Open)
         self._requests: dict[tuple, str] = {}

@@ -24,7 +24,7 @@ from typing import Callable
 import networkx as nx
 
 from model.config import Config, Rules, RFD_RULES
-from model.properties import PROPERTIES, Property
+from model.properties import PROPERTIES, Property, step_tags
 from model.system import Step, System, initial_state, successors
 
 __all__ = ["Verdict", "Result", "explore", "TooLarge"]
@@ -155,11 +155,8 @@ def explore(
             for step in succ:
                 transitions += 1
                 post = step.state
-                tags = {step.action[0]}
-                for _, m in step.emitted:
-                    tags.add(m[0])
                 seen_here = None
-                for tag in tags:
+                for tag in step_tags(step):
                     for p in by_tag.get(tag, empty):
                         if seen_here is None:
                             seen_here = set()
@@ -256,12 +253,8 @@ def _cyclic_core(n: int, edges: list[tuple[int, int]]) -> set[int]:
     indeg = [0] * n
     succ: list[list[int]] = [[] for _ in range(n)]
     for u, v in edges:
-        if u != v:
-            succ[u].append(v)
-            indeg[v] += 1
-        else:
-            indeg[v] += 1
-            succ[u].append(v)
+        succ[u].append(v)
+        indeg[v] += 1
     stack = [v for v in range(n) if indeg[v] == 0]
     removed = 0
     while stack:

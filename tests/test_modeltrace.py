@@ -13,18 +13,8 @@ from sims.explore import explore
 from sims.modeltrace import abstract, config_for, explain
 from sims.transcript import export, parse_text
 
-# From tests/test_transcript.py: bug -> (property, line the rule-based checker flags).
-VISIBLE = {
-    "never-echo": ("every_inserted_message_echoed", 2),
-    "error-when-abort-raises": ("cancelled_work_ends_cancelled", 4),
-    "end-turn-for-cancel": ("cancelled_work_ends_cancelled", 4),
-    "second-stop-reason": ("no_second_stop_reason", 5),
-    "tool-update-after-idle": ("no_update_after_idle_of_its_work", 6),
-    "error-beside-end-turn": ("error_only_with_error_stop_reason", 3),
-    "no-tool-terminal-before-error": ("tools_terminal_before_error_idle", 4),
-    "replay-chunks-without-reset": ("chunked_replay_resets_first", 4),
-    "replay-without-replay-from": ("no_replay_without_replay_from", 4),
-}
+# bug -> (property, line the rule-based checker flags): one table for both checkers.
+from test_transcript import VISIBLE  # noqa: E402
 # Visible bugs the correct model explains, and why. never-echo: its
 # counterexample is a log that ends before the echo; a transcript is a prefix
 # of a run, and the correct model may still echo after the log ends. Only an
