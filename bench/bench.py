@@ -22,14 +22,13 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
 
 
 def _one(name: str) -> dict:
-    from model.config import RFD_RULES
-    from model.system import initial_state, successors
-    from sims.configs import get_suite
-    from sims.explore import explore
+    from acp_lifecycle.model.config import RFD_RULES
+    from acp_lifecycle.model.system import initial_state, successors
+    from acp_lifecycle.sims.configs import get_suite
+    from acp_lifecycle.sims.explore import explore
 
     cfg = get_suite(name).members[0]
     # The model alone: BFS with a seen-set, no properties.
@@ -70,7 +69,7 @@ def main() -> int:
     if args.one:
         print(json.dumps(_one(args.one)))
         return 0
-    from sims.configs import SUITES
+    from acp_lifecycle.sims.configs import SUITES
 
     rows = []
     for suite in args.suite or ["tiny", "default"]:

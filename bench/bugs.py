@@ -13,11 +13,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from model.bugs import BUGS  # noqa: E402
-from sims.configs import get_suite  # noqa: E402
-from sims.explore import explore  # noqa: E402
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.explore import explore
 
 
 def main() -> int:

@@ -12,10 +12,8 @@ from __future__ import annotations
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from sims.configs import get_suite  # noqa: E402
-from sims.fuzz import fuzz  # noqa: E402
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.fuzz import fuzz
 
 
 def main() -> int:

@@ -1579,7 +1579,7 @@ def model_transcripts(cfg, rules, conn: str | None = None) -> tuple[list[tuple],
     connection's lines. Members with resumes are refused: their connection labels
     depend on the whole path.
     """
-    from model.system import initial_state, successors
+    from acp_lifecycle.model.system import initial_state, successors
 
     from .transcript import export
 
@@ -1653,8 +1653,8 @@ def explore_bridge(
     ``until``: stop at the first (shortest) violation of that property. Options
     go to the bridge (``bug``, ``insertion``, ``background``).
     """
-    from model.config import RFD_RULES
-    from model.variants import VARIANTS
+    from acp_lifecycle.model.config import RFD_RULES
+    from acp_lifecycle.model.variants import VARIANTS
 
     from .configs import get_suite
 
@@ -1720,7 +1720,7 @@ def client_view(entries) -> dict:
 
 def compact(entries) -> list[str]:
     """One line per entry: ``conn from summary`` (``sims``' wire summary where it applies)."""
-    from model.wire import summary
+    from acp_lifecycle.model.wire import summary
 
     lines = []
     for e in entries:

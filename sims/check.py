@@ -4,7 +4,7 @@ Combination rule (see ``sims.configs``): a property's combined verdict is the
 shortest counterexample (or witness) any member found; if no member found one,
 it holds (or, for ``sometimes``, is unreached).
 
->>> from sims.configs import get_suite
+>>> from acp_lifecycle.sims.configs import get_suite
 >>> r = check_suite(get_suite("tiny"))
 >>> r.members[0].states
 296
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from model.config import RFD_RULES, Rules
-from model.properties import PROPERTIES
+from acp_lifecycle.model.config import RFD_RULES, Rules
+from acp_lifecycle.model.properties import PROPERTIES
 
 from .configs import Suite
 from .explore import Result, Verdict, explore

@@ -14,8 +14,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model.bugs import BUGS, get_bug
-from model.config import RFD_RULES, ConfigError
+from acp_lifecycle.model.bugs import BUGS, get_bug
+from acp_lifecycle.model.config import RFD_RULES, ConfigError
 
 from .check import SuiteResult, check_suite
 from .configs import SUITES, get_suite
@@ -329,7 +329,7 @@ def _print_result(r: SuiteResult, traces: bool) -> None:
 
 
 def _variant_names(args) -> list[str] | None:
-    from model.variants import get_variant
+    from acp_lifecycle.model.variants import get_variant
 
     return [get_variant(n).name for n in args.variant] if args.variant else None
 
@@ -348,7 +348,7 @@ def _variant_progress(err: Console, names: list[str]):
 
 
 def _variants(args) -> int:
-    from model.variants import VARIANTS
+    from acp_lifecycle.model.variants import VARIANTS
 
     from .variants import also_breaks, matrix, surprises, to_json, to_markdown
 
@@ -384,7 +384,7 @@ def _variants(args) -> int:
 
 
 def _print_matrix(data: dict) -> None:
-    from model.properties import PROPERTIES
+    from acp_lifecycle.model.properties import PROPERTIES
 
     names = list(data["variants"])
     t = Table(show_edge=False, pad_edge=False, title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)")
@@ -413,7 +413,7 @@ def _print_matrix(data: dict) -> None:
 def _regress(args) -> int:
     from pathlib import Path
 
-    from model.variants import VARIANTS
+    from acp_lifecycle.model.variants import VARIANTS
 
     from .variants import compare, describe_diff, load, matrix, to_json, to_markdown
 

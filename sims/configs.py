@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.config import Config, ConfigError
+from acp_lifecycle.model.config import Config, ConfigError
 
 __all__ = ["Suite", "SUITES", "get_suite", "ConfigError"]
 

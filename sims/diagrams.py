@@ -40,12 +40,12 @@ from typing import Iterable, Mapping, Sequence
 
 from statemachine import StateMachine
 
-from model.bugs import BUGS
-from model.config import RFD_RULES, Config, Rules
-from model.machines import MACHINES, ForegroundMachine, PromptRequestMachine, transition_table
-from model.properties import BY_ID, PROPERTIES
-from model.system import Step, System, initial_state, successors
-from model.wire import step_messages
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.config import RFD_RULES, Config, Rules
+from acp_lifecycle.model.machines import MACHINES, ForegroundMachine, PromptRequestMachine, transition_table
+from acp_lifecycle.model.properties import BY_ID, PROPERTIES
+from acp_lifecycle.model.system import Step, System, initial_state, successors
+from acp_lifecycle.model.wire import step_messages
 
 from .render import action_text
 
@@ -798,7 +798,7 @@ def message_summary(msg: dict) -> str:
 
 
 def _in_transit(pre: System, c: int) -> list[str]:
-    from model.wire import agent_message, client_message
+    from acp_lifecycle.model.wire import agent_message, client_message
 
     return [message_summary(client_message(m)) for m in pre.up[c]] + [
         message_summary(agent_message(m)) for m in pre.down[c]
@@ -1195,7 +1195,7 @@ def diagrams_markdown(link: str = "../diagrams/") -> str:
         "```sh",
         "acp-lifecycle diagrams              # writes diagrams/ (Mermaid, DOT, SVG, PNG) and this page",
         "# or, from Python:",
-        "python -c 'from sims.diagrams import write_all, write_docs; write_all(\"diagrams\"); write_docs(\"docs/diagrams.md\")'",
+        "python -c 'from acp_lifecycle.sims.diagrams import write_all, write_docs; write_all(\"diagrams\"); write_docs(\"docs/diagrams.md\")'",
         "```",
         "",
         "`tests/test_diagrams.py` fails when the Mermaid or DOT files in `diagrams/`, or this page, differ",

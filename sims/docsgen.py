@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from model.bugs import BUGS
-from model.clauses import CITATIONS, CLAUSES
-from model.properties import PROPERTIES
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.clauses import CITATIONS, CLAUSES
+from acp_lifecycle.model.properties import PROPERTIES
 
 __all__ = ["clauses_markdown", "bugs_markdown", "GENERATED"]
 
@@ -41,7 +41,7 @@ def clauses_markdown() -> str:
         "| clause | source | level | sentence | checked by |",
         "|---|---|---|---|---|",
     ]
-    from model.clauses import IMPLIED_LEVEL
+    from acp_lifecycle.model.clauses import IMPLIED_LEVEL
 
     for c in CLAUSES.values():
         level = f"*{c.level}*" if c.id in IMPLIED_LEVEL else c.level

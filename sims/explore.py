@@ -9,7 +9,7 @@ makes each counterexample a shortest one.
 The hot loop keeps states as the model's tuples, a dict of parent pointers and
 an edge list of integers; only the liveness check builds a networkx graph.
 
->>> from model.config import Config
+>>> from acp_lifecycle.model.config import Config
 >>> r = explore(Config(name="doc"))
 >>> r.states > 0 and r.verdicts["success_only_after_insertion"].status
 'holds'
@@ -23,9 +23,9 @@ from typing import Callable
 
 import networkx as nx
 
-from model.config import Config, Rules, RFD_RULES
-from model.properties import PROPERTIES, Property, step_tags
-from model.system import Step, System, initial_state, successors
+from acp_lifecycle.model.config import Config, Rules, RFD_RULES
+from acp_lifecycle.model.properties import PROPERTIES, Property, step_tags
+from acp_lifecycle.model.system import Step, System, initial_state, successors
 
 __all__ = ["Verdict", "Result", "explore", "TooLarge"]
 

@@ -37,7 +37,7 @@ modules the caller had imported and on every number written anywhere in
 (``_without_local_constants``). The one timing dependence left is Hypothesis's
 5-minute cap on shrinking, far above what a shrink of this model takes.
 
->>> from sims.configs import get_suite
+>>> from acp_lifecycle.sims.configs import get_suite
 >>> r = fuzz(get_suite("tiny").members[0], examples=5, steps=10)
 >>> r.ok, r.property, r.examples
 (True, None, 5)
@@ -64,9 +64,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from model.config import RFD_RULES, Config, Rules
-from model.properties import PROPERTIES, Property, step_tags
-from model.system import ACTION_KINDS, Step, System, initial_state, successors
+from acp_lifecycle.model.config import RFD_RULES, Config, Rules
+from acp_lifecycle.model.properties import PROPERTIES, Property, step_tags
+from acp_lifecycle.model.system import ACTION_KINDS, Step, System, initial_state, successors
 
 __all__ = ["PropertyViolation", "FuzzResult", "make_machine", "fuzz", "DRIVE_LIMIT"]
 

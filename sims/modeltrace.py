@@ -52,10 +52,10 @@ import re
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from model.config import LIMITS, RFD_RULES, Config, Rules
-from model.machines import STOP_REASONS
-from model.system import initial_state, successors
-from model.wire import agent_message, client_message, summary
+from acp_lifecycle.model.config import LIMITS, RFD_RULES, Config, Rules
+from acp_lifecycle.model.machines import STOP_REASONS
+from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.model.wire import agent_message, client_message, summary
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare"]
 

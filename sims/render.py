@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from model.wire import step_messages, summary
+from acp_lifecycle.model.wire import step_messages, summary
 
 from .check import SuiteResult
 from .explore import Verdict

@@ -34,9 +34,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from model.config import RFD_RULES, Config, Rules
-from model.properties import BY_ID, PROPERTIES
-from model.system import ERR_CANCELLED, ERR_FAILURE, IDLE, RUNNING, Step, System, initial_state, successors
+from acp_lifecycle.model.config import RFD_RULES, Config, Rules
+from acp_lifecycle.model.properties import BY_ID, PROPERTIES
+from acp_lifecycle.model.system import ERR_CANCELLED, ERR_FAILURE, IDLE, RUNNING, Step, System, initial_state, successors
 
 from .render import action_text, trace_lines
 

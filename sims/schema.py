@@ -828,7 +828,7 @@ def _request_method(pre, step, client: int, msg: dict) -> str | None:
 def step_problems(validator: Validator, pre, step) -> list[tuple[str, int, dict, str]]:
     """Schema problems of the messages one model step renders:
     ``[(direction, client, message, problem), ...]``."""
-    from model.wire import step_messages
+    from acp_lifecycle.model.wire import step_messages
 
     out = []
     for direction, client, msg in step_messages(pre, step):
@@ -859,9 +859,9 @@ class ModelValidation:
 
 def validate_model(validator: Validator, cfg, rules=None, max_states: int = 1_000_000) -> ModelValidation:
     """BFS over ``model.system.successors``; validate what each step renders."""
-    from model.config import RFD_RULES
-    from model.system import initial_state, successors
-    from model.wire import step_messages
+    from acp_lifecycle.model.config import RFD_RULES
+    from acp_lifecycle.model.system import initial_state, successors
+    from acp_lifecycle.model.wire import step_messages
 
     rules = RFD_RULES if rules is None else rules
     result = ModelValidation(cfg.name)

@@ -19,8 +19,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model.properties import BY_ID
-from model.wire import agent_message, client_message
+from acp_lifecycle.model.properties import BY_ID
+from acp_lifecycle.model.wire import agent_message, client_message
 
 __all__ = ["Finding", "TranscriptError", "export", "dumps", "parse", "parse_text", "check_transcript", "V1_STOP_REASONS"]
 

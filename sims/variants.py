@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from model.properties import PROPERTIES
-from model.variants import VARIANTS, Variant
+from acp_lifecycle.model.properties import PROPERTIES
+from acp_lifecycle.model.variants import VARIANTS, Variant
 
 from .check import SuiteResult, check_suite
 from .configs import get_suite

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sims.bridge import (
+from acp_lifecycle.sims.bridge import (
     BRIDGE_BUGS,
     OPEN_QUESTIONS,
     PROPERTIES,
@@ -22,7 +22,7 @@ from sims.bridge import (
     explore_bridge,
     run_bridge,
 )
-from sims.transcript import TranscriptError, check_transcript, parse, parse_text
+from acp_lifecycle.sims.transcript import TranscriptError, check_transcript, parse, parse_text
 
 VECTORS = Path(__file__).parent / "vectors"
 
@@ -330,9 +330,9 @@ def test_a_v1_turn_round_trips_v1_to_v2_to_v1():
 
 
 def test_every_v2_model_transcript_that_crosses_to_v1_without_a_problem_comes_back_the_same(to_v1):
-    from model.config import RFD_RULES
-    from sims.bridge import model_transcripts
-    from sims.configs import get_suite
+    from acp_lifecycle.model.config import RFD_RULES
+    from acp_lifecycle.sims.bridge import model_transcripts
+    from acp_lifecycle.sims.configs import get_suite
 
     trs, _ = model_transcripts(get_suite("cancel-race").members[0], RFD_RULES)
     clean = same = 0
@@ -428,7 +428,7 @@ def test_the_bridge_command_writes_the_transcript_and_reports_problems_with_exit
 
 
 def test_a_bridged_transcript_passes_the_trace_command(tmp_path):
-    from sims.cli import main
+    from acp_lifecycle.sims.cli import main
 
     text, _ = bridge_file(VECTORS / "bridge-v1-errors.jsonl", "v2")
     path = tmp_path / "bridged.jsonl"

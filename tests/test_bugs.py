@@ -2,10 +2,10 @@
 
 import pytest
 
-from model.bugs import BUGS, get_bug
-from model.properties import BY_ID
-from sims.configs import get_suite
-from sims.explore import explore
+from acp_lifecycle.model.bugs import BUGS, get_bug
+from acp_lifecycle.model.properties import BY_ID
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.explore import explore
 
 # bug: length of the shortest counterexample on its member
 PINNED_LENGTHS = {

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from model.clauses import (
+from acp_lifecycle.model.clauses import (
     CLAUSES,
     IMPLIED_LEVEL,
     LEVELS,

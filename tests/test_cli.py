@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from sims.cli import main
+from acp_lifecycle.sims.cli import main
 
 
 def run(capsys, *argv):
@@ -57,7 +57,7 @@ def test_bad_usage_is_one_line_and_exit_2(capsys, argv, needle):
 
 
 def test_bugs_list_names_every_bug(capsys):
-    from model.bugs import BUGS
+    from acp_lifecycle.model.bugs import BUGS
 
     code, out, _ = run(capsys, "bugs", "--json")
     assert code == 0 and [b["name"] for b in json.loads(out)] == list(BUGS)

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from statemachine import State, StateMachine
 
-from model.bugs import BUGS
-from model.config import RFD_RULES, Config
-from model.machines import MACHINES, ForegroundMachine, ToolCallMachine
-from model.system import initial_state, successors
-from model.wire import step_messages
-from sims.diagrams import (
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.config import RFD_RULES, Config
+from acp_lifecycle.model.machines import MACHINES, ForegroundMachine, ToolCallMachine
+from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.model.wire import step_messages
+from acp_lifecycle.sims.diagrams import (
     bug_counterexample,
     diagrams_markdown,
     draw_lifecycle,
@@ -241,8 +241,8 @@ def test_a_drawing_needs_a_png_or_svg_name(tmp_path):
 
 
 def test_write_sequence_picks_text_or_picture_by_suffix_and_check_results_write_counterexamples(tmp_path):
-    from sims.configs import get_suite
-    from sims.explore import explore
+    from acp_lifecycle.sims.configs import get_suite
+    from acp_lifecycle.sims.explore import explore
 
     trace, title, note = bug_counterexample("answer-at-receipt")
     assert write_sequence(trace, tmp_path / "c.mmd", title, note).read_text() == sequence_mermaid(trace, title, note)
@@ -255,7 +255,7 @@ def test_write_sequence_picks_text_or_picture_by_suffix_and_check_results_write_
 
 
 def test_every_scenario_is_a_mermaid_sequence_chart():
-    from sims.scenarios import SCENARIOS, run
+    from acp_lifecycle.sims.scenarios import SCENARIOS, run
 
     for name, sc in SCENARIOS.items():
         r = run(name)

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from model.clauses import CITATIONS, CLAUSES
-from model.properties import PROPERTIES
-from sims.docsgen import GENERATED
+from acp_lifecycle.model.clauses import CITATIONS, CLAUSES
+from acp_lifecycle.model.properties import PROPERTIES
+from acp_lifecycle.sims.docsgen import GENERATED
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -35,9 +35,9 @@ def test_the_readme_points_at_the_docs():
 def test_the_findings_name_real_scenarios_properties_and_variants():
     import re
 
-    from model.properties import BY_ID
-    from model.variants import VARIANTS
-    from sims.scenarios import SCENARIOS
+    from acp_lifecycle.model.properties import BY_ID
+    from acp_lifecycle.model.variants import VARIANTS
+    from acp_lifecycle.sims.scenarios import SCENARIOS
 
     text = (DOCS / "findings.md").read_text()
     for name in re.findall(r"acp-lifecycle scenario ([a-z0-9-]+)", text):

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from model.bugs import BUGS
-from model.config import RFD_RULES, Config
-from model.properties import BY_ID
-from model.system import ACTION_KINDS, initial_state, successors
-from sims.configs import get_suite
-from sims.fuzz import PropertyViolation, fuzz, make_machine
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.config import RFD_RULES, Config
+from acp_lifecycle.model.properties import BY_ID
+from acp_lifecycle.model.system import ACTION_KINDS, initial_state, successors
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.fuzz import PropertyViolation, fuzz, make_machine
 
 TINY = get_suite("tiny").members[0]
 FUZZ = get_suite("fuzz").members[0]
@@ -137,7 +137,7 @@ def test_hypothesis_fires_exactly_the_action_kinds_the_exhaustive_search_fires_o
 
 
 def test_every_sometimes_hypothesis_reaches_on_tiny_the_explorer_reaches_too(tiny):
-    from sims.explore import explore
+    from acp_lifecycle.sims.explore import explore
 
     r, _ = tiny
     reached = {k for k, v in explore(TINY).verdicts.items() if v.status == "reached"}
@@ -177,9 +177,9 @@ def test_another_seed_gives_other_runs():
 _SCRIPT = """
 CONSTANTS = {constants}  # Hypothesis would draw from these were its local-constant pool left on
 import json
-from model.bugs import BUGS
-from sims.configs import get_suite
-from sims.fuzz import fuzz
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.fuzz import fuzz
 bug = BUGS["error-after-insertion"]
 r = fuzz(get_suite(bug.member).members[0], bug.rules, examples=40, steps=20, shrink=False)
 print(json.dumps([r.property, r.examples, r.runs, len(r.states), sorted(map(repr, r.states))[:50]]))

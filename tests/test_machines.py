@@ -16,7 +16,7 @@ import pytest
 from statemachine import State, StateMachine
 from statemachine.exceptions import TransitionNotAllowed
 
-from model.machines import (
+from acp_lifecycle.model.machines import (
     FOREGROUND,
     MACHINES,
     REQUEST,

@@ -5,9 +5,9 @@ from dataclasses import replace
 
 import pytest
 
-from model.config import RFD_RULES
-from model.properties import BY_ID
-from sims.scenarios import CHECKED, SCENARIOS, Scenario, ScenarioError, ScenarioRun, render, run
+from acp_lifecycle.model.config import RFD_RULES
+from acp_lifecycle.model.properties import BY_ID
+from acp_lifecycle.sims.scenarios import CHECKED, SCENARIOS, Scenario, ScenarioError, ScenarioRun, render, run
 
 #: The RFD's implementation checklist and the race cases, in checklist order.
 REQUIRED = (

@@ -20,12 +20,12 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-import sims.schema as schema
-from model.config import RFD_RULES
-from model.system import initial_state, successors
-from model.wire import step_messages
-from sims.configs import get_suite
-from sims.schema import (
+import acp_lifecycle.sims.schema as schema
+from acp_lifecycle.model.config import RFD_RULES
+from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.model.wire import step_messages
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.schema import (
     PACKAGE_INTEGRITY,
     SCHEMA_INTEGRITY,
     SchemaError,
@@ -251,7 +251,7 @@ def test_step_problems_name_the_step_message_and_problem(validator):
                 assert step_problems(validator, pre, step) == []
                 broken = step._replace(emitted=tuple(
                     (c, ("perm_broken",)) if m[0] == "perm" else (c, m) for c, m in step.emitted))
-                import model.wire as wire
+                import acp_lifecycle.model.wire as wire
 
                 original = wire.agent_message
 
@@ -279,7 +279,7 @@ def test_step_problems_name_the_step_message_and_problem(validator):
 
 
 def test_the_schema_layer_catches_the_seeded_error_beside_end_turn_bug(validator):
-    from model.bugs import get_bug
+    from acp_lifecycle.model.bugs import get_bug
 
     bug = get_bug("error-beside-end-turn")
     result = validate_model(validator, get_suite(bug.member).members[0], bug.rules)

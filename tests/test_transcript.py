@@ -5,13 +5,13 @@ import random
 
 import pytest
 
-from model.bugs import BUGS
-from model.config import RFD_RULES
-from model.system import initial_state, successors
-from sims.cli import main
-from sims.configs import SUITES, get_suite
-from sims.explore import explore
-from sims.transcript import TranscriptError, check_transcript, dumps, export, parse_text
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.config import RFD_RULES
+from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.sims.cli import main
+from acp_lifecycle.sims.configs import SUITES, get_suite
+from acp_lifecycle.sims.explore import explore
+from acp_lifecycle.sims.transcript import TranscriptError, check_transcript, dumps, export, parse_text
 
 # Bugs whose counterexample shows on the wire: the property flagged and the line.
 VISIBLE = {

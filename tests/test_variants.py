@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from model.properties import BY_ID
-from model.variants import VARIANTS
-from sims.cli import main
-from sims.variants import to_markdown
+from acp_lifecycle.model.properties import BY_ID
+from acp_lifecycle.model.variants import VARIANTS
+from acp_lifecycle.sims.cli import main
+from acp_lifecycle.sims.variants import to_markdown
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 AGREED = json.loads((DOCS / "verdicts.json").read_text())
@@ -91,8 +91,8 @@ def test_every_variant_is_a_small_change_of_rules(name):
 
 
 def test_v1_answers_at_the_end_of_the_turn_and_reports_failures_as_errors():
-    from sims.configs import get_suite
-    from sims.explore import explore
+    from acp_lifecycle.sims.configs import get_suite
+    from acp_lifecycle.sims.explore import explore
 
     r = explore(get_suite("failures").members[0], VARIANTS["v1"].rules)
     witness = r.verdicts["sometimes_failure_before_response"].trace
