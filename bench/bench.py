@@ -28,7 +28,7 @@ def _one(name: str) -> dict:
     from acp_lifecycle.model.config import RFD_RULES
     from acp_lifecycle.model.system import initial_state, successors
     from acp_lifecycle.sims.configs import get_suite
-    from acp_lifecycle.sims.explore import explore
+    from acp_lifecycle.sims.search.explore import explore
 
     cfg = get_suite(name).members[0]
     # The model alone: BFS with a seen-set, no properties.

@@ -9,13 +9,12 @@ it (the whole exploration of the member).
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.explore import explore
+from acp_lifecycle.sims.search.explore import explore
 
 
 def main() -> int:

@@ -9,11 +9,10 @@ twice), seed 0.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.fuzz import fuzz
+from acp_lifecycle.sims.search.fuzz import fuzz
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """Runnable v1 <-> v2 bridges for the ACP prompt lifecycle, as stateful functions over JSON-RPC.
 
 Two bridges, each fed transcript entries (``{"conn", "from", "msg"}``, see
-``sims.transcript``) in the order observed, each returning the entries the
+``sims.wire.transcript``) in the order observed, each returning the entries the
 other side sees:
 
 * ``V1AgentToV2Client``: a v1 agent behind, v2 clients in front. It picks its
@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, NamedTuple
 
-from .transcript import V1_STOP_REASONS, check_transcript, dumps, parse
+from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS, check_transcript, dumps, parse
 
 __all__ = [
     "Problem",
@@ -1521,7 +1521,7 @@ PROPERTIES: tuple[BridgeProperty, ...] = (
     BridgeProperty("v1-output-speaks-v1", "v1", "the v1 side sees only v1 updates and methods",
                    "RFD", Q_V1_UNCHANGED, _v1_speaks_v1),
     BridgeProperty("v2-rules-hold", "v2", "the bridged transcript passes every v2 rule of `acp-lifecycle trace`",
-                   "RFD", "(every property of sims.transcript.check_transcript)", _v2_rules),
+                   "RFD", "(every property of sims.wire.transcript.check_transcript)", _v2_rules),
     BridgeProperty("v2-response-at-insertion-point", "v2", "the v2 success response never precedes the bridge's insertion point",
                    "RFD, Correlate prompts with accepted user messages", Q_ADAPTER + " / " + Q_NO_EARLY, _v2_insertion_point),
     BridgeProperty("v2-error-after-insertion-becomes-error-idle", "v2",
@@ -1581,7 +1581,7 @@ def model_transcripts(cfg, rules, conn: str | None = None) -> tuple[list[tuple],
     """
     from acp_lifecycle.model.system import initial_state, successors
 
-    from .transcript import export
+    from acp_lifecycle.sims.wire.transcript import export
 
     if cfg.resumes:
         raise ValueError(f"member {cfg.name} has resumes: its connection labels depend on the whole path")
@@ -1656,7 +1656,7 @@ def explore_bridge(
     from acp_lifecycle.model.config import RFD_RULES
     from acp_lifecycle.model.variants import VARIANTS
 
-    from .configs import get_suite
+    from acp_lifecycle.sims.configs import get_suite
 
     cfg = get_suite(member).members[0]
     if rules is None:

@@ -2,7 +2,7 @@
 
 A named configuration is a *suite*: one or more ``Config`` members, each small
 enough to explore exhaustively, each aimed at one part of the lifecycle. A suite
-is checked member by member and the verdicts are combined (``sims.check``):
+is checked member by member and the verdicts are combined (``sims.search.check``):
 
 * a *must hold* property holds only if it holds in every member;
 * a *known limitation* or *open question* is confirmed by the first member that

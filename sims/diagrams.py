@@ -47,7 +47,7 @@ from acp_lifecycle.model.properties import BY_ID, PROPERTIES
 from acp_lifecycle.model.system import Step, System, initial_state, successors
 from acp_lifecycle.model.wire import step_messages
 
-from .render import action_text
+from acp_lifecycle.sims.render import action_text
 
 __all__ = [
     "FORMATS",
@@ -195,7 +195,7 @@ def lifecycle(config: str | Config = "tiny", rules: Rules = RFD_RULES, *, max_st
     (('idle', 'not sent'), ('AgentInsert',))
     """
     if isinstance(config, str):
-        from .configs import get_suite
+        from acp_lifecycle.sims.configs import get_suite
 
         config = get_suite(config).members[0]
     always = [p for p in PROPERTIES if p.kind == "always"]
@@ -1023,8 +1023,8 @@ def bug_counterexample(name: str) -> tuple[list[tuple[System, Step]], str, str]:
     Explores only the property the bug breaks: the BFS trace is the same as
     with every property, in a fraction of the time.
     """
-    from .configs import get_suite
-    from .explore import explore
+    from acp_lifecycle.sims.configs import get_suite
+    from acp_lifecycle.sims.search.explore import explore
 
     bug = BUGS[name]
     cfg = get_suite(bug.member).members[0]

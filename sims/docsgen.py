@@ -92,8 +92,8 @@ def bugs_markdown() -> str:
         "| bug | what it does | caught by | member | steps | rules changed | source |",
         "|---|---|---|---|---|---|---|",
     ]
-    from .configs import get_suite
-    from .explore import explore
+    from acp_lifecycle.sims.configs import get_suite
+    from acp_lifecycle.sims.search.explore import explore
 
     for b in BUGS.values():
         changes = ", ".join(f"`{k}={v!r}`" for k, v in b.changes)

@@ -6,8 +6,8 @@ import json
 
 from acp_lifecycle.model.wire import step_messages, summary
 
-from .check import SuiteResult
-from .explore import Verdict
+from acp_lifecycle.sims.search.check import SuiteResult
+from acp_lifecycle.sims.search.explore import Verdict
 
 __all__ = ["action_text", "trace_lines", "trace_data", "result_data"]
 

@@ -1,6 +1,6 @@
 """Scenarios: named, scripted runs through the model that show one rule each.
 
-The explorers (``sims.explore``) search every interleaving for a
+The explorers (``sims.search.explore``) search every interleaving for a
 counterexample; a scenario is the opposite: one interleaving, written out step
 by step, that shows a rule of the RFD doing what it says. The RFD's own
 implementation checklist ("Exercise an ID assigned before insertion without an
@@ -38,7 +38,7 @@ from acp_lifecycle.model.config import RFD_RULES, Config, Rules
 from acp_lifecycle.model.properties import BY_ID, PROPERTIES
 from acp_lifecycle.model.system import ERR_CANCELLED, ERR_FAILURE, IDLE, RUNNING, Step, System, initial_state, successors
 
-from .render import action_text, trace_lines
+from acp_lifecycle.sims.render import action_text, trace_lines
 
 __all__ = ["Scenario", "ScenarioError", "ScenarioRun", "SCENARIOS", "run", "render", "CHECKED"]
 

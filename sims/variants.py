@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Callable
 
 from acp_lifecycle.model.properties import PROPERTIES
-from acp_lifecycle.model.variants import VARIANTS, Variant
+from acp_lifecycle.model.variants import VARIANTS
 
-from .check import SuiteResult, check_suite
-from .configs import get_suite
-from .render import trace_lines
+from acp_lifecycle.sims.search.check import SuiteResult, check_suite
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.render import trace_lines
 
 __all__ = ["Matrix", "matrix", "compare", "to_json", "to_markdown", "surprises", "also_breaks", "VERDICTS_JSON"]
 

@@ -22,7 +22,7 @@ from acp_lifecycle.sims.bridge import (
     explore_bridge,
     run_bridge,
 )
-from acp_lifecycle.sims.transcript import TranscriptError, check_transcript, parse, parse_text
+from acp_lifecycle.sims.wire.transcript import TranscriptError, check_transcript, parse, parse_text
 
 VECTORS = Path(__file__).parent / "vectors"
 

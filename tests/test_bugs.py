@@ -5,7 +5,7 @@ import pytest
 from acp_lifecycle.model.bugs import BUGS, get_bug
 from acp_lifecycle.model.properties import BY_ID
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.explore import explore
+from acp_lifecycle.sims.search.explore import explore
 
 # bug: length of the shortest counterexample on its member
 PINNED_LENGTHS = {

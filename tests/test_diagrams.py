@@ -242,7 +242,7 @@ def test_a_drawing_needs_a_png_or_svg_name(tmp_path):
 
 def test_write_sequence_picks_text_or_picture_by_suffix_and_check_results_write_counterexamples(tmp_path):
     from acp_lifecycle.sims.configs import get_suite
-    from acp_lifecycle.sims.explore import explore
+    from acp_lifecycle.sims.search.explore import explore
 
     trace, title, note = bug_counterexample("answer-at-receipt")
     assert write_sequence(trace, tmp_path / "c.mmd", title, note).read_text() == sequence_mermaid(trace, title, note)

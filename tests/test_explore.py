@@ -9,9 +9,9 @@ import pytest
 from acp_lifecycle.model.config import RFD_RULES, Config
 from acp_lifecycle.model.properties import BY_ID, PROPERTIES
 from acp_lifecycle.model.system import initial_state, successors
-from acp_lifecycle.sims.check import check_suite
+from acp_lifecycle.sims.search.check import check_suite
 from acp_lifecycle.sims.configs import SUITES, get_suite
-from acp_lifecycle.sims.explore import _cyclic_core, explore
+from acp_lifecycle.sims.search.explore import _cyclic_core, explore
 
 # member: (distinct states, transitions, depth, terminal states)
 PINNED = {
@@ -148,7 +148,7 @@ def test_the_cyclic_core_finds_a_cycle_and_what_follows_it():
 
 
 def test_a_too_large_configuration_stops_with_a_clear_error():
-    from acp_lifecycle.sims.explore import TooLarge
+    from acp_lifecycle.sims.search.explore import TooLarge
 
     with pytest.raises(TooLarge, match="passed 100 states"):
         explore(Config(name="big", clients=2), max_states=100)

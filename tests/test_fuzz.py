@@ -1,4 +1,4 @@
-"""The Hypothesis explorer (``sims.fuzz``): agreement with the exhaustive explorer, determinism, seeded bugs.
+"""The Hypothesis explorer (``sims.search.fuzz``): agreement with the exhaustive explorer, determinism, seeded bugs.
 
 Every budget below is for seed 0 and is exact (a fixed seed gives the same
 runs), so an intended change to the model, the properties or ``sims/fuzz.py``
@@ -21,7 +21,7 @@ from acp_lifecycle.model.config import RFD_RULES, Config
 from acp_lifecycle.model.properties import BY_ID
 from acp_lifecycle.model.system import ACTION_KINDS, initial_state, successors
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.fuzz import PropertyViolation, fuzz, make_machine
+from acp_lifecycle.sims.search.fuzz import PropertyViolation, fuzz, make_machine
 
 TINY = get_suite("tiny").members[0]
 FUZZ = get_suite("fuzz").members[0]
@@ -137,7 +137,7 @@ def test_hypothesis_fires_exactly_the_action_kinds_the_exhaustive_search_fires_o
 
 
 def test_every_sometimes_hypothesis_reaches_on_tiny_the_explorer_reaches_too(tiny):
-    from acp_lifecycle.sims.explore import explore
+    from acp_lifecycle.sims.search.explore import explore
 
     r, _ = tiny
     reached = {k for k, v in explore(TINY).verdicts.items() if v.status == "reached"}
@@ -179,7 +179,7 @@ CONSTANTS = {constants}  # Hypothesis would draw from these were its local-const
 import json
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.fuzz import fuzz
+from acp_lifecycle.sims.search.fuzz import fuzz
 bug = BUGS["error-after-insertion"]
 r = fuzz(get_suite(bug.member).members[0], bug.rules, examples=40, steps=20, shrink=False)
 print(json.dumps([r.property, r.examples, r.runs, len(r.states), sorted(map(repr, r.states))[:50]]))

@@ -9,9 +9,9 @@ from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.sims.configs import SUITES, get_suite
-from acp_lifecycle.sims.explore import explore
-from acp_lifecycle.sims.modeltrace import abstract, config_for, explain
-from acp_lifecycle.sims.transcript import export, parse_text
+from acp_lifecycle.sims.search.explore import explore
+from acp_lifecycle.sims.wire.modeltrace import abstract, config_for, explain
+from acp_lifecycle.sims.wire.transcript import export, parse_text
 
 # bug -> (property, line the rule-based checker flags): one table for both checkers.
 from test_transcript import VISIBLE  # noqa: E402

@@ -20,12 +20,12 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-import acp_lifecycle.sims.schema as schema
+import acp_lifecycle.sims.wire.schema as schema
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire import step_messages
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.schema import (
+from acp_lifecycle.sims.wire.schema import (
     PACKAGE_INTEGRITY,
     SCHEMA_INTEGRITY,
     SchemaError,

@@ -10,8 +10,8 @@ from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.sims.cli import main
 from acp_lifecycle.sims.configs import SUITES, get_suite
-from acp_lifecycle.sims.explore import explore
-from acp_lifecycle.sims.transcript import TranscriptError, check_transcript, dumps, export, parse_text
+from acp_lifecycle.sims.search.explore import explore
+from acp_lifecycle.sims.wire.transcript import TranscriptError, check_transcript, dumps, export, parse_text
 
 # Bugs whose counterexample shows on the wire: the property flagged and the line.
 VISIBLE = {

@@ -92,7 +92,7 @@ def test_every_variant_is_a_small_change_of_rules(name):
 
 def test_v1_answers_at_the_end_of_the_turn_and_reports_failures_as_errors():
     from acp_lifecycle.sims.configs import get_suite
-    from acp_lifecycle.sims.explore import explore
+    from acp_lifecycle.sims.search.explore import explore
 
     r = explore(get_suite("failures").members[0], VARIANTS["v1"].rules)
     witness = r.verdicts["sometimes_failure_before_response"].trace

@@ -1,7 +1,7 @@
 """Hypothesis stateful exploration of the composed model, for configurations too big to exhaust.
 
 The same actions and the same property functions as the exhaustive explorer
-(``sims.explore``), with no second copy of any rule: Hypothesis only chooses
+(``sims.search.explore``), with no second copy of any rule: Hypothesis only chooses
 *which* enabled step of ``model.system.successors`` to take next.
 
 * One ``@rule`` per action kind in ``ACTION_KINDS``. Its precondition is that a
@@ -136,7 +136,7 @@ class FuzzResult:
 
     def lines(self) -> list[str]:
         """The failing run as numbered steps with their JSON-RPC messages (empty when ok)."""
-        from .render import trace_lines  # render imports the exhaustive checker: keep fuzz light
+        from acp_lifecycle.sims.render import trace_lines  # render imports the exhaustive checker: keep fuzz light
 
         return trace_lines(self.trace, note=f"{self.property}: {self.message}") if self.property else []
 

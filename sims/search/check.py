@@ -18,8 +18,8 @@ from typing import Callable
 from acp_lifecycle.model.config import RFD_RULES, Rules
 from acp_lifecycle.model.properties import PROPERTIES
 
-from .configs import Suite
-from .explore import Result, Verdict, explore
+from acp_lifecycle.sims.configs import Suite
+from acp_lifecycle.sims.search.explore import Result, Verdict, explore
 
 __all__ = ["SuiteResult", "check_suite"]
 

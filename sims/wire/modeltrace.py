@@ -1,9 +1,9 @@
 """Model-based trace validation: does some run of the model explain a transcript?
 
-The rule-based checker (``sims.transcript.check_transcript``) applies each
+The rule-based checker (``sims.wire.transcript.check_transcript``) applies each
 observable rule to a log on its own. This module asks the stronger question
 that TLA+ trace validation and P's PObserve ask: is there a run of the model
-whose observable lines (as ``sims.transcript.export`` writes them) are exactly
+whose observable lines (as ``sims.wire.transcript.export`` writes them) are exactly
 the transcript's lines, in order? If not, it reports the first line no run can
 explain, the longest explained prefix and what the model would have allowed
 there.
@@ -528,7 +528,7 @@ def explain(
 ) -> Explanation:
     """Does some run of the model (under ``rules``) explain the transcript?
 
-    ``entries`` as ``sims.transcript.parse_text`` returns them. ``cfg``
+    ``entries`` as ``sims.wire.transcript.parse_text`` returns them. ``cfg``
     overrides the bounds ``config_for`` derives; ``clamp`` clamps them to
     LIMITS (by default bounds beyond LIMITS are kept and listed in
     ``clamped``). A transcript is a prefix of a run: a log cut before an

@@ -1,0 +1,195 @@
+"""`acp-lifecycle check`: explore a configuration exhaustively (or a bridged one) and print the verdicts."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from acp_lifecycle.model.bugs import get_bug
+from acp_lifecycle.model.config import RFD_RULES
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.render import result_data, trace_lines
+from acp_lifecycle.sims.search.check import SuiteResult, check_suite
+
+from .common import UsageError, console
+
+
+def register(sub) -> None:
+    p = sub.add_parser("check", help="explore a configuration exhaustively and check every property")
+    p.add_argument("--config", default="default", help="named configuration or member (default: default)")
+    p.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--max-states", type=int, default=3_000_000, help="stop with an error past this many states per member")
+    p.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
+    p.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
+    p.add_argument("--export-traces", metavar="DIR", help="write each counterexample as a JSON Lines transcript into DIR")
+    p.add_argument("--bridge", choices=("to-v1", "to-v2"),
+                   help="check a bridged configuration: every run of the model through a v1<->v2 bridge "
+                        "(to-v1: v2 agent, v1 client; to-v2: v1 agent, v2 clients)")
+    p.add_argument("--bridge-bug", help="with --bridge: a seeded bridge bug (see docs/bridges.md)")
+
+    p.set_defaults(run=_check)
+
+
+# --- check ------------------------------------------------------------------
+
+
+#: Members small enough to bridge every terminal path (and the connection kept for multi-client).
+BRIDGE_MEMBERS = (("tiny", None), ("failures", None), ("cancel-race", None), ("multi-client", "c0"))
+
+
+def _check_bridge(args) -> int:
+    from acp_lifecycle.sims.bridge import BRIDGE_BUGS, explore_bridge
+    from acp_lifecycle.sims.bridge import PROPERTIES as BRIDGE_PROPERTIES
+
+    to = args.bridge[3:]
+    options = {}
+    if args.bridge_bug:
+        if args.bridge_bug not in BRIDGE_BUGS or BRIDGE_BUGS[args.bridge_bug][0] != to:
+            names = ", ".join(n for n, b in BRIDGE_BUGS.items() if b[0] == to)
+            raise UsageError(f"unknown bridge bug {args.bridge_bug!r} for --bridge {args.bridge}; choose from {names}")
+        options["bug"] = args.bridge_bug
+    runs = [explore_bridge(m, to, conn=conn, **options) for m, conn in BRIDGE_MEMBERS]
+    out = console()
+    agent, client = ("v2", "v1") if to == "v1" else ("v1", "v2")
+    out.print(f"[bold]acp-lifecycle check --bridge {args.bridge}[/]: every terminal path of the model's {agent} agent, "
+              f"bridged to {client} clients")
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("member", "paths", "transcripts", "seconds"):
+        t.add_column(col, justify="left" if col == "member" else "right")
+    for r in runs:
+        t.add_row(r.member, f"{r.paths:,}", f"{r.transcripts:,}", f"{r.seconds:.2f}")
+    out.print(t)
+    bad = 0
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("bridge property (must hold)", "verdict", "member"):
+        t.add_column(col)
+    for p in BRIDGE_PROPERTIES:
+        if p.to != to:
+            continue
+        hit = next(((r.member, r.violations[p.id]) for r in runs if p.id in r.violations), None)
+        if hit:
+            bad += 1
+        t.add_row(p.id, "[bold red]VIOLATED[/]" if hit else "[green]holds[/]", hit[0] if hit else "")
+    out.print(t)
+    questions = {}
+    for r in runs:
+        for kind, (tr, problem) in r.questions.items():
+            if kind not in questions or len(tr) < len(questions[kind][1]):
+                questions[kind] = (r.member, tr, problem)
+    for kind, (member, tr, problem) in sorted(questions.items()):
+        out.print(f"[yellow]open question confirmed[/]: {kind} ({member}, {len(tr)} lines): {problem[1]}", highlight=False)
+    for r in runs:
+        for pid, (tr, msgs) in r.violations.items():
+            out.print(f"[bold red]VIOLATED[/] {pid} ({r.member}, {len(tr)} lines): {msgs[0]}", highlight=False)
+    out.print(f"{bad} bridge propert{'y' if bad == 1 else 'ies'} violated, {len(questions)} open question(s) confirmed")
+    return 1 if bad else 0
+
+
+def _check(args) -> int:
+    if args.bridge:
+        return _check_bridge(args)
+    if args.bridge_bug:
+        raise UsageError("--bridge-bug needs --bridge")
+    suite = get_suite(args.config)
+    if not suite.exhaustive:
+        raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
+    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    if args.max_states < 1:
+        raise UsageError(f"--max-states must be positive, not {args.max_states}")
+    err = Console(stderr=True)
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[states]:>9,} states  depth {task.fields[depth]}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    ) as bar:
+
+        def on_member(i, cfg):
+            task = bar.add_task(f"{cfg.name} ({i + 1}/{len(suite.members)})", total=None, states=0, depth=0)
+
+            def progress(states, transitions, depth):
+                bar.update(task, states=states, depth=depth)
+
+            return progress
+
+        result = check_suite(suite, rules, max_states=args.max_states, on_member=on_member)
+    if args.json:
+        print(json.dumps(result_data(result), indent=2))
+    else:
+        _print_result(result, traces=not args.no_traces)
+    if args.export_traces:
+        from pathlib import Path
+
+        from acp_lifecycle.sims.wire.transcript import dumps, export
+
+        out = Path(args.export_traces)
+        out.mkdir(parents=True, exist_ok=True)
+        n = 0
+        for pid, v in result.verdicts.items():
+            if v.status == "violated" and v.trace:
+                (out / f"{pid}.jsonl").write_text(dumps(export(v.trace)))
+                n += 1
+        print(f"wrote {n} transcript(s) into {out}", file=sys.stderr)
+    if args.diagrams:
+        from acp_lifecycle.sims.diagrams import write_counterexamples
+
+        written = write_counterexamples(result.verdicts, args.diagrams, found_in=result.found_in)
+        print(f"wrote {len(written)} diagram file(s) into {args.diagrams}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+_STYLE = {
+    "holds": "green",
+    "reached": "green",
+    "limitation confirmed": "yellow",
+    "open question confirmed": "yellow",
+    "not applicable": "dim",
+}
+
+
+def _print_result(r: SuiteResult, traces: bool) -> None:
+    out = console()
+    out.print(f"[bold]acp-lifecycle check[/]: configuration [bold]{r.suite.name}[/] ({r.suite.summary}), rules [bold]{r.rules.name}[/]")
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("member", "states", "transitions", "depth", "terminal", "seconds"):
+        t.add_column(col, justify="left" if col == "member" else "right")
+    for m in r.members:
+        t.add_row(m.config.name, f"{m.states:,}", f"{m.transitions:,}", str(m.depth), f"{m.terminal_states:,}", f"{m.seconds:.2f}")
+    t.add_row("[bold]total[/]", f"{r.states:,}", f"{r.transitions:,}", "", "", f"{r.seconds:.2f}")
+    out.print(t)
+    out.print()
+    t = Table(show_edge=False, pad_edge=False)
+    for col in ("property", "kind", "expect", "verdict", "steps", "member"):
+        t.add_column(col)
+    for pid, v in r.verdicts.items():
+        style = _STYLE.get(v.outcome, "bold red")
+        steps = str(len(v.trace)) if v.trace else ""
+        expect = v.prop.expect.replace("_", " ") + (" (SHOULD)" if v.prop.level == "SHOULD" else "")
+        t.add_row(pid, v.prop.kind, expect, f"[{style}]{v.outcome}[/]", steps, r.found_in[pid])
+    out.print(t)
+    if traces:
+        for pid, v in r.verdicts.items():
+            if v.status != "violated":
+                continue
+            out.print()
+            style = _STYLE.get(v.outcome, "bold red")
+            out.print(f"[{style}]{v.outcome}[/]: [bold]{pid}[/] (member {r.found_in[pid]}, {len(v.trace)} steps)")
+            out.print(f"  {v.prop.summary}")
+            if v.prop.quote:
+                out.print(f"  {v.prop.clauses[0]} {v.prop.quote}")
+            for line in trace_lines(v.trace, v.message):
+                out.print(line, markup=False)
+    out.print()
+    bad = [pid for pid, v in r.verdicts.items() if not v.ok]
+    if bad:
+        out.print(f"[bold red]{len(bad)} of {len(r.verdicts)} verdicts do not match their expectation:[/] {', '.join(bad)}")
+    else:
+        out.print(f"[bold green]All {len(r.verdicts)} verdicts match their expectation[/] ({r.states:,} states, {r.seconds:.1f} s).")

@@ -1,0 +1,73 @@
+"""`acp-lifecycle fuzz`: Hypothesis stateful exploration."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from acp_lifecycle.model.bugs import get_bug
+from acp_lifecycle.model.config import RFD_RULES
+from acp_lifecycle.sims.configs import get_suite
+
+from .common import UsageError, console
+
+
+def register(sub) -> None:
+    p = sub.add_parser("fuzz", help="random stateful exploration with Hypothesis, shrinking a failure to a minimal run")
+    p.add_argument("--config", default="fuzz", help="named configuration or member (default: fuzz, 3 clients x 3 prompts)")
+    p.add_argument("--bug", help="fuzz a seeded bug instead of the RFD's rules")
+    p.add_argument("--examples", type=int, default=200, help="random runs per member (default: 200)")
+    p.add_argument("--steps", type=int, default=60, help="steps drawn per run (default: 60)")
+    p.add_argument("--seed", type=int, default=0, help="random seed: same seed, same result (default: 0)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    p.set_defaults(run=_fuzz)
+
+
+def _fuzz(args) -> int:
+    from acp_lifecycle.sims.render import trace_data
+    from acp_lifecycle.sims.search.fuzz import fuzz
+
+    suite = get_suite(args.config)
+    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    if not 1 <= args.examples <= 1_000_000:
+        raise UsageError(f"--examples must be between 1 and 1000000, not {args.examples}")
+    if not 1 <= args.steps <= 10_000:
+        raise UsageError(f"--steps must be between 1 and 10000, not {args.steps}")
+    err = Console(stderr=True)
+    results = []
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+        for cfg in suite.members:
+            task = bar.add_task(f"fuzz {cfg.name}", total=args.examples)
+            results.append(fuzz(cfg, rules, examples=args.examples, seed=args.seed, steps=args.steps,
+                                progress=lambda n, task=task: bar.update(task, completed=min(n, args.examples))))
+            if not results[-1].ok:
+                break
+    ok = all(r.ok for r in results)
+    if args.json:
+        print(json.dumps({
+            "config": suite.name, "rules": rules.name, "seed": args.seed, "ok": ok,
+            "members": [{
+                "name": r.config.name, "ok": r.ok, "examples": r.examples, "runs": r.runs, "seconds": round(r.seconds, 2),
+                "distinct_states": len(r.states), "actions": sorted(r.actions), "sometimes": sorted(r.sometimes),
+                "limitations": r.limitations, "property": r.property, "message": r.message,
+                "trace": trace_data(r.trace) if r.trace else None,
+            } for r in results],
+        }, indent=2))
+        return 0 if ok else 1
+    out = console()
+    for r in results:
+        status = "[green]clean[/]" if r.ok else f"[bold red]{r.property} VIOLATED[/]"
+        drawn = f"{r.runs} with shrinking" if not r.ok else f"{r.runs} drawn"
+        out.print(f"{r.config.name}: {status} after {r.examples} run(s) ({drawn}), "
+                  f"{len(r.states):,} distinct states, {len(r.actions)} action kinds, {r.seconds:.1f} s, seed {args.seed}")
+        if r.limitations:
+            out.print(f"  limitations and open questions seen: {', '.join(sorted(r.limitations))}")
+        if not r.ok:
+            out.print(f"  minimal failing run ({len(r.trace)} steps):")
+            for line in r.lines():
+                out.print(line, markup=False, highlight=False)
+    return 0 if ok else 1

@@ -1,0 +1,77 @@
+"""`acp-lifecycle trace`: check JSON-RPC transcripts against the rules (and the model)."""
+
+from __future__ import annotations
+
+import json
+
+from .common import UsageError, console, validator
+
+
+def register(sub) -> None:
+    p = sub.add_parser("trace", help="check JSON-RPC transcripts (JSON Lines) against the rules")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument("--partial", action="store_true", help="the log is cut: skip rules about what must happen by the end")
+    p.add_argument("--schema", metavar="PATH", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
+    p.add_argument("--no-schema", action="store_true", help="skip schema validation")
+    p.add_argument("--model", action="store_true",
+                    help="also ask whether any run of the model explains the transcript (the first line none does)")
+    p.add_argument("--max-nodes", type=int, default=2_000_000, help="with --model: stop the search after this many nodes")
+
+    p.set_defaults(run=_trace)
+
+
+def _trace(args) -> int:
+    from pathlib import Path
+
+    from acp_lifecycle.sims.wire.transcript import (
+        TranscriptError,
+        check_transcript,
+        parse,
+    )
+
+    schema_validator = validator(args)
+    report = []
+    try:
+        parsed = [(f, parse(Path(f))) for f in args.files]
+    except TranscriptError as e:
+        raise UsageError(str(e)) from None
+    violations = 0
+    explanations = {}
+    if args.max_nodes < 1:
+        raise UsageError(f"--max-nodes must be positive, not {args.max_nodes}")
+    for name, entries in parsed:
+        findings = check_transcript(entries, partial=args.partial, validator=schema_validator)
+        violations += sum(1 for f in findings if f.severity == "violation")
+        report.append((name, findings))
+        if args.model:
+            from acp_lifecycle.sims.wire.modeltrace import explain
+
+            explanations[name] = explain(entries, max_nodes=args.max_nodes, complete=not args.partial)
+    unexplained = sum(1 for e in explanations.values() if not e.explained)
+    if args.json:
+        files = []
+        for n, fs in report:
+            item = {"file": n, "violations": [f.data() for f in fs]}
+            if n in explanations:
+                item["model"] = explanations[n].data()
+            files.append(item)
+        print(json.dumps({"files": files}, indent=2))
+    else:
+        out = console()
+        for name, findings in report:
+            if not findings:
+                out.print(f"{name}: [green]no findings[/]")
+            for f in findings:
+                style = "bold red" if f.severity == "violation" else "yellow"
+                out.print(f"{name}:{f.line}: [{style}]{f.severity}[/] {f.property}: {f.message}", highlight=False)
+                if f.quote:
+                    out.print(f"    {f.clause}: {f.quote}", markup=False, highlight=False)
+            if name in explanations:
+                out.print(f"{name}: model: {explanations[name].text()}", markup=False, highlight=False)
+        total = sum(len(fs) for _, fs in report)
+        line = f"{len(report)} file(s), {violations} violation(s), {total - violations} warning(s)"
+        if args.model:
+            line += f", {unexplained} not explained by the model"
+        out.print(line)
+    return 1 if violations or unexplained else 0
