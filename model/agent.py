@@ -1,0 +1,521 @@
+"""The model agent: every agent the RFD allows.
+
+Wherever the RFD leaves a choice (hold or insert at once, reserve an ID, retain
+or not, echo before or after the response, whole message or chunk, running
+before insertion, tool calls, permission requests, when work ends, failures at
+any point, agent-initiated work, internal cancellation of a prompt not yet
+inserted), each choice is a separate step. ``Rules`` says where a spec variant
+or a seeded bug does otherwise.
+
+Each function here appends the steps of one group of agent actions to ``out``
+(``successors`` in ``system.py`` calls them in a fixed order) or returns one step.
+"""
+
+from __future__ import annotations
+
+from .clients import _drop_client
+from .config import Config, Rules
+from .machines import FOREGROUND, REQUEST, TOOL
+from .state import (
+    ERR_CANCELLED,
+    ERR_FAILURE,
+    ERR_INTERNAL,
+    ERR_INVALID,
+    IDLE,
+    NOT_INSERTED,
+    REQUIRES_ACTION,
+    RUNNING,
+    Agent,
+    Msg,
+    Req,
+    Step,
+    System,
+    Used,
+    Work,
+    _commit,
+    _find_req,
+    _Out,
+    _set,
+)
+
+
+def _content_id(content: str) -> int:
+    # The "same content, same ID" bug: an ID derived from the content.
+    return 100 + "ab/ci".index(content[0])
+
+
+def _new_id(agent: Agent, rules: Rules, content: str, req: Req | None = None) -> tuple[int, int]:
+    """(message id, next counter)."""
+    if rules.id_scheme == "content":
+        return _content_id(content), agent.next_id
+    if rules.id_scheme == "jsonrpc-id" and req is not None:
+        # The FAQ's "Reuse the JSON-RPC request ID": clients choose request ids.
+        return req.rid, agent.next_id
+    if rules.id_scheme == "client" and req is not None:
+        # The FAQ's "Let the client choose the canonical message ID": each
+        # client numbers its own messages.
+        return 200 + sum(1 for r in agent.reqs[: agent.reqs.index(req) + 1] if r.cid == req.cid), agent.next_id
+    return agent.next_id, agent.next_id + 1
+
+
+def _other_id(mid: int) -> int:
+    # "Another ID" for the bugs that echo or replay under a different ID.
+    return mid + 50
+
+
+
+# --- agent: receiving ----------------------------------------------------------
+
+
+def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
+    """The agent handles the head of client c's channel."""
+    msg = s.up[c][0]
+    s = s._replace(up=_set(s.up, c, s.up[c][1:]))
+    a = s.agent
+    kind = msg[0]
+    label = ("AgentReceive", c, kind)
+    o = _Out(s)
+    if kind == "prompt":
+        req = Req(c, msg[1], msg[2], "received", 0, (), False, False, False)
+        idx = len(a.reqs)
+        a = a._replace(reqs=a.reqs + (req,))
+        if rules.respond_at == "receipt":
+            a = _reserve(a, idx, rules)
+            a = _answer(a, idx, o, ("ok", a.reqs[idx].mid), rules)
+        if rules.second_stop_reason and a.fg == IDLE and a.stop == rules.cancel_stop_reason:
+            # claude-agent-acp#551: a late second stop reason for work already ended.
+            o.broadcast(("state", IDLE, rules.second_stop_reason, 0))
+            a = a._replace(stop=rules.second_stop_reason)
+    elif kind == "cancel_req":
+        idx = _find_req(a, c, msg[1])
+        if idx is not None:
+            req = a.reqs[idx]
+            if req.phase in NOT_INSERTED:
+                # "$/cancel_request ... answers session/prompt with -32800 only before insertion"
+                a = _reject(a, idx, o, ERR_CANCELLED, rules)
+            elif rules.cancel_after_insertion and req.phase in ("inserted", "answered"):
+                a = _answer(a, idx, o, ("err", ERR_CANCELLED), rules)
+            # else: inserted already -- the request still succeeds with its messageId.
+    elif kind == "cancel":
+        w = a.work
+        if w is not None and not w.cancelling:
+            # 2.4.0: "MUST stop waiting for pending session/request_permission
+            # requests of the cancelled work and treat them as not approved"
+            a = a._replace(work=w._replace(cancelling=True, perm=0))
+        if rules.cancel_rejects_held == "must":
+            # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
+            for idx, req in enumerate(a.reqs):
+                if req.phase in NOT_INSERTED:
+                    a = _reject(a, idx, o, ERR_CANCELLED, rules)
+    elif kind == "perm_ans":
+        w = a.work
+        if w is not None and w.perm == msg[1]:
+            a = a._replace(work=w._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
+            o.broadcast(("state", RUNNING, "", 0))
+        # else: a late answer for work that ended or was cancelled -- ignored
+        # ("the Agent SHOULD ignore late answers").
+    elif kind == "resume":
+        _agent_resume(s, c, msg, rules, out)
+        return
+    out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+
+
+def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) -> None:
+    rid, replay = msg[1], msg[2]
+    a0 = s.agent._replace(attached=s.agent.attached | (1 << c))
+    replays = replay or rules.replay_without_replay_from
+    modes = ("whole", "chunks") if replays else ("none",)
+    snaps = (True,) if rules.resume_snapshot == "must" else (False, True)
+    for mode in modes:
+        for snap in snaps:
+            a = a0
+            o = _Out(s._replace(agent=a))
+            if mode != "none":
+                conv = list(a.conv)
+                for i, m in enumerate(conv):
+                    if not m.retained:
+                        continue  # live-only: "may be absent from later replay"
+                    mid = m.mid if rules.replay_same_id else _other_id(m.mid)
+                    token = _token(a, m, rules)
+                    if mode == "whole":
+                        o.send(c, ("um", mid, (m.content,), True, token))
+                    else:
+                        # "When replay reconstructs a user message from its beginning
+                        # using chunks, the agent MUST first send a user_message
+                        # update with content: []."
+                        if rules.replay_reset:
+                            o.send(c, ("um", mid, (), True, token))
+                        o.send(c, ("chunk", mid, m.content, True))
+                    if m.kind == "command" and rules.replay_executes_commands:
+                        conv[i] = m._replace(runs=m.runs + 1)
+                a = a._replace(conv=tuple(conv))
+            if snap:
+                # 2.4.0: "The agent MUST send a current state_update after any
+                # requested history replay and before this response"
+                o.send(c, ("state", a.fg, a.stop if a.fg == IDLE else "", 0))
+            o.send(c, ("resumed", rid))
+            label = ("AgentResume", c, mode, "snapshot" if snap else "no-snapshot")
+            out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+
+
+def _token(a: Agent, m: Msg, rules: Rules):
+    if not rules.correlation_token or m.origin < 0:
+        return None
+    req = a.reqs[m.origin]
+    return (req.cid, req.rid)
+
+
+
+# --- agent: prompts -------------------------------------------------------------
+
+
+def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
+    req = a.reqs[idx]
+    if not rules.prompt_response:
+        return a  # the FAQ's "Prompt as a notification": there is nothing to answer
+    if not req.orphan:
+        if wire is not None:
+            o.send(req.cid, wire)
+        elif answer[0] == "ok":
+            o.send(req.cid, ("ok", req.rid, answer[1]))
+        else:
+            o.send(req.cid, ("err", req.rid, answer[1]))
+    return a._replace(reqs=_set(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
+
+
+def _reject(a: Agent, idx: int, o: _Out, code: int, rules: Rules) -> Agent:
+    req = a.reqs[idx]
+    a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
+    return _answer(a, idx, o, ("err", code), rules)
+
+
+def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
+    req = a.reqs[idx]
+    mid, nxt = _new_id(a, rules, req.content, req)
+    req = req._replace(phase=REQUEST[(req.phase, "reserve")], mid=mid)
+    return a._replace(reqs=_set(a.reqs, idx, req), next_id=nxt, issued=tuple(sorted(a.issued + ((mid, idx),))))
+
+
+def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    a = s.agent
+    for idx, req in enumerate(a.reqs):
+        phase = req.phase
+        if phase in NOT_INSERTED:
+            if phase == "received" and cfg.hold:
+                r = req._replace(phase=REQUEST[(phase, "hold")])
+                nxt = s._replace(agent=a._replace(reqs=_set(a.reqs, idx, r)))
+                out.append(Step(("AgentHold", idx), nxt, ()))
+            if cfg.reserve and req.mid == 0:
+                a2 = _reserve(a, idx, rules)
+                o = _Out(s)
+                if rules.respond_at == "reserve":
+                    a2 = _answer(a2, idx, o, ("ok", a2.reqs[idx].mid), rules)
+                out.append(Step(("AgentReserveId", idx), _commit(s, a2, o), tuple(o.emitted)))
+            command = req.content.startswith("/")
+            for retained in (True, False) if (command or cfg.live_only) else (True,):
+                out.append(_insert(s, idx, retained, rules))
+            o = _Out(s)
+            a2 = _reject(a, idx, o, ERR_INVALID, rules)
+            out.append(Step(("AgentRejectPrompt", idx), _commit(s, a2, o), tuple(o.emitted)))
+        elif phase == "inserted" and not req.answers and rules.prompt_response and rules.protocol == "v2":
+            # "The agent MUST respond successfully once the user message has been
+            # inserted, without waiting for foreground processing to finish."
+            o = _Out(s)
+            r = req._replace(phase=REQUEST[(phase, "respond")])
+            a2 = _answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
+            out.append(Step(("AgentRespond", idx), _commit(s, a2, o), tuple(o.emitted)))
+    if rules.echo:
+        # v1 has no whole user_message: it echoes by chunks only.
+        modes = ("chunk",) if rules.protocol == "v1" else ("whole", "chunk") if cfg.chunks else ("whole",)
+        for i, m in enumerate(a.conv):
+            if m.owed:
+                for mode in modes:
+                    out.append(_echo(s, i, m, mode, rules))
+
+
+def _insert(s: System, idx: int, retained: bool, rules: Rules) -> Step:
+    a = s.agent
+    req = a.reqs[idx]
+    if req.mid:
+        mid, nxt_id, issued = req.mid, a.next_id, a.issued
+    else:
+        mid, nxt_id = _new_id(a, rules, req.content, req)
+        issued = tuple(sorted(a.issued + ((mid, idx),)))
+    command = req.content.startswith("/")
+    msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command))
+    r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ins=True)
+    a = a._replace(reqs=_set(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
+    if a.work is not None:
+        # Inserted while work runs: this work takes it (the RFD leaves open
+        # whether agents insert new prompts while busy; holding models queueing).
+        a = a._replace(work=a.work._replace(inputs=a.work.inputs + (mid,)))
+    else:
+        a = a._replace(pending=tuple(sorted(a.pending + (mid,))))
+    return Step(("AgentInsert", idx, "retained" if retained else "live-only"), s._replace(agent=a), ())
+
+
+def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
+    a = s.agent
+    o = _Out(s)
+    mid = m.mid if rules.echo_same_id else _other_id(m.mid)
+    if mode == "whole":
+        o.broadcast(("um", mid, (m.content,), False, _token(a, m, rules)), m.owed)
+    else:
+        o.broadcast(("chunk", mid, m.content, False), m.owed)
+    a = a._replace(conv=_set(a.conv, i, m._replace(owed=0)))
+    return Step(("AgentEcho", m.mid, mode), _commit(s, a, o), tuple(o.emitted))
+
+
+# --- agent: foreground work -------------------------------------------------------
+
+
+def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    a = s.agent
+    w = a.work
+    used = s.used
+    if w is None:
+        if a.fg != IDLE:
+            return  # only a buggy agent gets here: it dropped work without an idle
+        waiting = [i for i, r in enumerate(a.reqs) if r.phase in NOT_INSERTED and not r.orphan and not r.hooked]
+        if a.pending:
+            out.append(_begin(s, ("AgentBeginWork", "input"), a.pending, used))
+        elif waiting and cfg.hook:
+            # "`running` may precede user-message insertion, for example during a
+            # foreground hook. It is not acknowledgment of insertion". Once per
+            # request: a hook that ran, ended and ran again adds nothing new.
+            i = waiting[0]
+            step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
+            a2 = step.state.agent
+            a2 = a2._replace(reqs=_set(a2.reqs, i, a2.reqs[i]._replace(hooked=True)))
+            out.append(step._replace(state=step.state._replace(agent=a2)))
+        if used.agent_work < cfg.agent_work:
+            # "Agent-initiated work does not require a prompt request or a
+            # synthetic user message."
+            out.append(_begin(s, ("AgentInitiateWork",), (), used._replace(agent_work=used.agent_work + 1)))
+        return
+    if w.cancelling:
+        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
+        return
+    if a.fg != RUNNING:
+        return  # requires_action: waiting for the permission answer
+    # Tool calls.
+    for k, (tid, status) in enumerate(w.tools):
+        for event in ("run", "complete", "fail"):
+            nxt_status = TOOL.get((status, event))
+            if nxt_status is None or (event == "fail" and status == "pending"):
+                continue  # a pending call fails only with the work around it
+            o = _Out(s)
+            o.broadcast(("tool", tid, nxt_status))
+            w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
+            out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
+    if used.tools < cfg.tool_calls:
+        tid = used.tools + 1
+        o = _Out(s)
+        o.broadcast(("tool", tid, "pending"))
+        w2 = w._replace(tools=w.tools + ((tid, "pending"),))
+        nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
+        out.append(Step(("AgentToolCall", tid, "start"), nxt, tuple(o.emitted)))
+    if used.perms < cfg.permissions:
+        pid = used.perms + 1
+        mask = a.attached
+        for c in range(len(s.clients)):
+            if mask >> c & 1:
+                o = _Out(s)
+                o.broadcast(("state", REQUIRES_ACTION, "", 0))
+                o.send(c, ("perm", pid))
+                a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
+                nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
+                out.append(Step(("AgentRequestPermission", c), nxt, tuple(o.emitted)))
+    if all(st in ("completed", "failed") for _, st in w.tools):
+        for reason in cfg.stop_reasons:
+            out.append(_end(s, cfg, rules, ("AgentEndWork", reason), reason))
+
+
+def _begin(s: System, label: tuple, inputs: tuple, used: Used) -> Step:
+    a = s.agent
+    o = _Out(s)
+    # "the agent MUST report `running` when foreground work starts"
+    o.broadcast(("state", RUNNING, "", 0))
+    serial = a.serial + 1
+    a = a._replace(
+        fg=FOREGROUND[(a.fg, "start")],
+        work=Work(serial, inputs, (), False, 0),
+        pending=() if inputs else a.pending,
+        serial=serial,
+    )
+    return Step(label, _commit(s, a, o)._replace(used=used), tuple(o.emitted))
+
+
+def _end(
+    s: System, cfg: Config, rules: Rules, label: tuple, reason: str, errcode: int = 0, report: str = "error-idle"
+) -> Step:
+    """End the work with an idle: unfinished tools fail first, then the idle.
+
+    ``report`` says how a failure is reported: on the idle ("error-idle", the
+    RFD), or as one of the FAQ's rejected alternatives ("failed-state": a
+    ``failed`` state instead of idle; "error-update": an error update, then an
+    idle; "notice": an error-severity notice, then an idle).
+    """
+    a = s.agent
+    w = a.work
+    o = _Out(s)
+    tools = w.tools
+    if rules.fail_tools_before_error_idle or reason != "error":
+        # "Before sending it, the Agent SHOULD give each tool call that the failed
+        # work left unfinished a terminal status, using failed"
+        for k, (tid, status) in enumerate(tools):
+            if status not in ("completed", "failed"):
+                o.broadcast(("tool", tid, TOOL[(status, "fail")]))
+    ended = frozenset(t for t, _ in tools)
+    stragglers = ()
+    if rules.tool_update_after_idle and tools:
+        stragglers = (tools[-1][0],)
+    if rules.error_beside_stop_reason and reason != "error":
+        errcode = ERR_INTERNAL
+    if report == "failed-state":
+        o.broadcast(("state", "failed", "", errcode))
+    elif report == "error-update":
+        o.broadcast(("error_update", errcode))
+        o.broadcast(("state", IDLE, "", 0))
+    elif report == "notice":
+        o.broadcast(("notice",))
+        o.broadcast(("state", IDLE, "", 0))
+    else:
+        o.broadcast(("state", IDLE, reason, errcode))
+    if rules.protocol == "v1":
+        # v1: "the turn ends and the Agent MUST respond to the original
+        # session/prompt request with a StopReason" -- every prompt this work took.
+        for idx, req in enumerate(a.reqs):
+            if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
+                a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
+                a = _answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
+    a = a._replace(
+        fg=FOREGROUND[(a.fg, "end")],
+        stop=reason,
+        work=None,
+        ended_tools=a.ended_tools | ended,
+        stragglers=stragglers,
+    )
+    return Step(label, _commit(s, a, o), tuple(o.emitted))
+
+
+# --- agent: faults ------------------------------------------------------------------
+
+
+def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    a = s.agent
+    used = s.used
+    # A buggy agent's straggling tool update after the idle.
+    for tid in a.stragglers:
+        o = _Out(s)
+        o.broadcast(("tool", tid, "completed"))
+        out.append(Step(("AgentToolCall", tid, "late-update"), _commit(s, a._replace(stragglers=()), o), tuple(o.emitted)))
+    if used.failures < cfg.failures:
+        spent = used._replace(failures=used.failures + 1)
+        w = a.work
+        if w is not None:
+            out.append(_fail_work(s, cfg, rules, spent))
+            # "Fails, and work continues (a retried request, a failed tool): A
+            # notice or a tool call with status failed; the state does not change"
+            o = _Out(s)
+            o.broadcast(("notice",))
+            out.append(Step(("AgentFailAndRetry",), _commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
+        else:
+            # "Background activity fails while the Agent is idle: Not a stop reason"
+            o = _Out(s)
+            o.broadcast(("notice",))
+            out.append(Step(("AgentFailInBackground",), _commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
+    if used.imports < cfg.imports:
+        # "Imported or non-ACP messages continue to use agent-generated message IDs
+        # without a corresponding prompt response."
+        mid, nxt_id = _new_id(a, rules, "i")
+        m = Msg(mid, "i", True, -1, "import", a.attached, 0)
+        a2 = a._replace(conv=a.conv + (m,), next_id=nxt_id, issued=tuple(sorted(a.issued + ((mid, -1),))))
+        out.append(Step(("AgentImportMessage",), s._replace(agent=a2, used=used._replace(imports=used.imports + 1)), ()))
+    if used.restarts < cfg.restarts:
+        out.append(_restart(s, rules))
+    if used.losses < cfg.losses:
+        for c, cl in enumerate(s.clients):
+            if cl.connected:
+                out.append(_lose(s, c))
+
+
+def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
+    """A provider failure stops the foreground work."""
+    a = s.agent
+    w = a.work
+    if w.cancelling:
+        # "Work is cancelled, even if aborting raises errors: Idle state_update
+        # with stopReason: cancelled"
+        step = _end(s, cfg, rules, ("AgentFailWork", "while-cancelling"), rules.abort_stop_reason,
+                    ERR_FAILURE if rules.abort_stop_reason == "error" else 0)
+        return step._replace(state=step.state._replace(used=spent))
+    o = _Out(s)
+    code = ERR_FAILURE if rules.protocol == "v1" else rules.error_after_insertion
+    if code:
+        # v1 reports a failure as the prompt's error response ("v1's session/prompt
+        # is unchanged; it already reports these failures as an error response").
+        # In v2 that is the bug error-after-insertion.
+        for idx, req in enumerate(a.reqs):
+            if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
+                a = _answer(a, idx, o, ("err", code), rules)
+        s = _commit(s, a, o)
+    if not rules.idle_after_failure:
+        # Bug: the work is dropped and no idle is ever sent.
+        a = a._replace(work=None, ended_tools=a.ended_tools | frozenset(t for t, _ in w.tools))
+        return Step(("AgentFailWork", "stops-work"), s._replace(agent=a, used=spent), tuple(o.emitted))
+    # "When foreground work ends because of a failure after the user message was
+    # inserted, the Agent reports idle with the error stop reason and ... the error"
+    # (the FAQ's rejected alternatives report it otherwise: Rules.failure_report)
+    step = _end(s, cfg, rules, ("AgentFailWork", "stops-work"), "error", ERR_FAILURE, rules.failure_report)
+    return step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted)
+
+
+def _lose(s: System, c: int) -> Step:
+    """Connection loss: undelivered messages are dropped both ways."""
+    a = s.agent
+    bit = 1 << c
+    reqs = tuple(r._replace(orphan=True) if r.cid == c else r for r in a.reqs)
+    conv = tuple(m._replace(owed=m.owed & ~bit) if m.owed & bit else m for m in a.conv)
+    a = a._replace(reqs=reqs, conv=conv, attached=a.attached & ~bit)
+    o_emitted: tuple = ()
+    down = s.down
+    if a.work is not None and a.work.perm and _perm_client(s, c, a.work.perm):
+        # The permission request went to the lost client: the agent treats it as
+        # not approved and goes on.
+        a = a._replace(work=a.work._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
+        o = _Out(s._replace(agent=a))
+        o.broadcast(("state", RUNNING, "", 0))
+        down, o_emitted = tuple(o.down), tuple(o.emitted)
+    nxt = System(a, _drop_client(s, c), _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1))
+    return Step(("ConnectionLost", c), nxt, o_emitted)
+
+
+def _perm_client(s: System, c: int, pid: int) -> bool:
+    """Did permission request pid go to client c (still queued, pending or answered)?"""
+    cl = s.clients[c]
+    return (
+        pid in cl.perms
+        or ("perm", pid) in s.down[c]
+        or ("perm_ans", pid) in s.up[c]
+    )
+
+
+def _restart(s: System, rules: Rules) -> Step:
+    """The agent process restarts: live-only messages and connections are gone."""
+    a = s.agent
+    reqs = tuple(
+        r._replace(phase=REQUEST[(r.phase, "drop")], orphan=True)
+        if r.phase in NOT_INSERTED or r.phase == "inserted"
+        else r._replace(orphan=True)
+        for r in a.reqs
+    )
+    conv = tuple(m._replace(owed=0) for m in a.conv if m.retained)
+    next_id = 1 if rules.id_scheme == "restart-resets" else a.next_id
+    a = Agent(IDLE, "", None, reqs, conv, (), next_id, 0, a.issued, a.ended_tools, (), a.serial)
+    clients = s.clients
+    for c in range(len(clients)):
+        clients = _drop_client(s._replace(clients=clients), c)
+    n = len(clients)
+    nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1))
+    return Step(("AgentRestart",), nxt, ())

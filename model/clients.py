@@ -1,0 +1,181 @@
+"""The model clients: what a correct client keeps and does.
+
+A correct client keeps what the RFD says a client keeps: its submissions and
+their (request id -> messageId) association, a view of the conversation with
+optimistic entries for its pending submissions, and the last foreground state
+it saw. Message updates follow the 2.4.0 upsert rules: ``content`` replaces
+(``[]`` clears), chunks append. ``Rules`` says where a seeded client bug does
+otherwise.
+"""
+
+from __future__ import annotations
+
+from .config import Config, Rules
+from .machines import SUBMISSION
+from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Used, _find_sub, _set
+
+
+def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
+    """A client handles the head of its channel (what a correct client keeps)."""
+    kind = msg[0]
+    if kind == "ok":
+        j = _find_sub(cl, msg[1])
+        if j is None or cl.subs[j].status != "sent":
+            return cl  # a second response: the client keeps the first
+        sub = cl.subs[j]
+        mid = msg[2] if sub.mid == 0 else sub.mid
+        sub = sub._replace(status=SUBMISSION[("sent", "acknowledge")], mid=mid)
+        view = cl.view
+        keys = [e[0] for e in view]
+        local = keys.index(-sub.rid) if -sub.rid in keys else None
+        if local is not None:
+            if mid in keys and rules.client_reconciles:
+                # "reconciling with an already-received message rather than
+                # creating a second canonical message"
+                view = view[:local] + view[local + 1 :]
+            elif mid not in keys:
+                # The optimistic copy now stands for message `mid` until the
+                # agent's content arrives ("the agent's content stream is authoritative").
+                view = tuple(sorted(_set(view, local, (mid, view[local][1], True))))
+        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    if kind == "v1ok":
+        # v1: the response ends the turn and carries no messageId to associate.
+        j = _find_sub(cl, msg[1])
+        if j is None or cl.subs[j].status != "sent":
+            return cl
+        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
+        return cl._replace(subs=_set(cl.subs, j, sub))
+    if kind == "err":
+        j = _find_sub(cl, msg[1])
+        if j is None or cl.subs[j].status != "sent":
+            return cl
+        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "reject")])
+        view = tuple(e for e in cl.view if e[0] != -sub.rid)
+        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    if kind == "um" or kind == "chunk":
+        mid = msg[1]
+        cl = _associate_from_echo(c, cl, msg, rules)
+        view = cl.view
+        for i, (key, content, opt) in enumerate(view):
+            if key == mid:
+                if kind == "um":
+                    new = msg[2]  # replaces; () clears
+                else:
+                    new = (msg[2],) if opt else content + (msg[2],)
+                return cl._replace(view=_set(view, i, (mid, new, False)))
+        new = msg[2] if kind == "um" else (msg[2],)
+        return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
+    if kind == "state":
+        if msg[1] not in (IDLE, RUNNING, REQUIRES_ACTION):
+            return cl  # a client that predates a new state value cannot read it
+        if msg[1] == IDLE and rules.client_idle_completes:
+            # claude-agent-acp#480: the next idle taken as completion of the
+            # client's own prompts. A correct client draws no such conclusion:
+            # "state_update remains session-scoped".
+            done = cl.done + tuple(
+                sub.rid for sub in cl.subs if sub.status in ("sent", "acknowledged") and sub.rid not in cl.done
+            )
+            return cl._replace(fg=msg[1], done=done)
+        return cl._replace(fg=msg[1])
+    if kind == "perm":
+        return cl._replace(perms=cl.perms + (msg[1],))
+    if kind == "resumed":
+        return cl._replace(resuming=0, replayed=cl.resuming == 2)
+    return cl  # tool, notice: nothing a lifecycle rule reads
+
+
+def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
+    """Associations a client makes from an echo (correct clients: only by token)."""
+    mid = msg[1]
+    if any(sub.mid == mid for sub in cl.subs):
+        return cl
+    if msg[0] == "um" and msg[4] is not None and rules.correlation_token:
+        # The FAQ's client-generated correlation token, carried by the user
+        # message: only the client that made the token recognises it.
+        if msg[4][0] != c:
+            return cl
+        j = _find_sub(cl, msg[4][1])
+        if j is not None and cl.subs[j].mid == 0:
+            return cl._replace(subs=_set(cl.subs, j, cl.subs[j]._replace(mid=mid)))
+        return cl
+    how = rules.client_associates_by
+    if how == "response":
+        return cl
+    content = msg[2][0] if msg[0] == "um" and msg[2] else msg[2] if msg[0] == "chunk" else None
+    for j, sub in enumerate(cl.subs):
+        if sub.mid == 0 and sub.status in ("sent", "unknown"):
+            if how == "order" or sub.content == content:
+                return cl._replace(subs=_set(cl.subs, j, sub._replace(mid=mid)))
+    return cl
+
+
+
+def _drop_client(s: System, c: int) -> tuple:
+    """What losing client c's connection does to the client."""
+    cl = s.clients[c]
+    subs = tuple(
+        sub._replace(status=SUBMISSION[("sent", "lose")]) if sub.status == "sent" else sub for sub in cl.subs
+    )
+    return _set(s.clients, c, cl._replace(connected=False, resuming=0, replayed=False, subs=subs, perms=()))
+
+
+
+# --- clients ---------------------------------------------------------------------------
+
+
+def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+    used = s.used
+    a = s.agent
+    for c, cl in enumerate(s.clients):
+        if not cl.connected:
+            if used.resumes < cfg.resumes:
+                for replay in (False, True):
+                    rid = cl.next_rid
+                    cl2 = cl._replace(connected=True, resuming=2 if replay else 1, next_rid=rid + 1)
+                    nxt = s._replace(
+                        clients=_set(s.clients, c, cl2),
+                        up=_set(s.up, c, (("resume", rid, replay),)),
+                        used=used._replace(resumes=used.resumes + 1),
+                    )
+                    out.append(Step(("ClientResume", c, "replay" if replay else "no-replay"), nxt, ()))
+            continue
+        if cl.resuming:
+            continue
+        if cl.submitted < cfg.prompts:
+            for content in cfg.alphabet:
+                out.append(_submit(s, c, cl, content, 0, cl.submitted + 1, used))
+        if used.retries < cfg.retries:
+            for sub in cl.subs:
+                if sub.status == "unknown" and not any(x.retry_of == sub.rid for x in cl.subs):
+                    # "Clients must not ... assume retrying cannot create a second submission."
+                    out.append(_submit(s, c, cl, sub.content, sub.rid, cl.submitted, used._replace(retries=used.retries + 1)))
+        if used.cancels < cfg.cancels:
+            spent = used._replace(cancels=used.cancels + 1)
+            for sub in cl.subs:
+                if sub.status == "sent":
+                    nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel_req", sub.rid),)), used=spent)
+                    out.append(Step(("ClientCancelRequest", c, sub.rid), nxt, ()))
+            if cl.fg != IDLE or any(sub.status == "sent" for sub in cl.subs):
+                serial = a.work.serial if a.work is not None else 0
+                nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
+                out.append(Step(("ClientCancelSession", c), nxt, ()))
+        for pid in cl.perms:
+            cl2 = cl._replace(perms=tuple(p for p in cl.perms if p != pid))
+            nxt = s._replace(clients=_set(s.clients, c, cl2), up=_set(s.up, c, s.up[c] + (("perm_ans", pid),)))
+            out.append(Step(("ClientAnswerPermission", c, pid), nxt, ()))
+
+
+def _submit(s: System, c: int, cl: Client, content: str, retry_of: int, submitted: int, used: Used) -> Step:
+    rid = cl.next_rid
+    sub = Sub(rid, content, "sent", 0, retry_of)
+    cl2 = cl._replace(
+        subs=cl.subs + (sub,),
+        view=tuple(sorted(cl.view + ((-rid, (content,), True),))),
+        next_rid=rid + 1,
+        submitted=submitted,
+    )
+    nxt = s._replace(
+        clients=_set(s.clients, c, cl2), up=_set(s.up, c, s.up[c] + (("prompt", rid, content),)), used=used
+    )
+    label = ("ClientRetryPrompt", c, retry_of) if retry_of else ("ClientSubmitPrompt", c, content)
+    return Step(label, nxt, ())

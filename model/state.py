@@ -1,0 +1,290 @@
+"""The state of the composed model: one session, one agent, N clients, FIFO channels.
+
+Every value here is a frozen ``NamedTuple`` (hashable, so the explorers can keep
+a seen-set); ``System`` is the whole state. Ghost fields (marked ``ghost``)
+record facts a property needs and the participants never read. The steps that
+move the state are in ``agent.py`` (the agent) and ``clients.py`` (the
+clients); ``system.py`` composes them into ``successors``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .config import Config
+
+__all__ = [
+    "Req",
+    "Msg",
+    "Work",
+    "Agent",
+    "Sub",
+    "Client",
+    "Used",
+    "System",
+    "Step",
+    "initial_state",
+    "ERR_CANCELLED",
+    "ERR_INVALID",
+    "ERR_FAILURE",
+    "ERR_INTERNAL",
+    "ACTION_KINDS",
+    "IDLE",
+    "RUNNING",
+    "REQUIRES_ACTION",
+    "NOT_INSERTED",
+]
+
+#: Every action name a step can carry (``Step.action[0]``), Actor + Verb.
+ACTION_KINDS = (
+    # transport: delivering the head of a channel
+    "AgentReceive",
+    "AgentResume",
+    "ClientReceive",
+    # the agent and its prompts
+    "AgentHold",
+    "AgentReserveId",
+    "AgentInsert",
+    "AgentRejectPrompt",
+    "AgentRespond",
+    "AgentEcho",
+    # foreground work
+    "AgentBeginWork",
+    "AgentInitiateWork",
+    "AgentToolCall",
+    "AgentRequestPermission",
+    "AgentEndWork",
+    # faults
+    "AgentFailWork",
+    "AgentFailAndRetry",
+    "AgentFailInBackground",
+    "AgentImportMessage",
+    "AgentRestart",
+    "ConnectionLost",
+    # clients
+    "ClientSubmitPrompt",
+    "ClientRetryPrompt",
+    "ClientCancelRequest",
+    "ClientCancelSession",
+    "ClientAnswerPermission",
+    "ClientResume",
+)
+
+# JSON-RPC error codes the model uses.
+ERR_CANCELLED = -32800  # request cancelled ($/cancel_request, session/cancel)
+ERR_INVALID = -32602  # rejected before insertion (invalid input, busy, failure)
+ERR_FAILURE = -32000  # provider failure after insertion ("Authentication required")
+ERR_INTERNAL = -32603  # error object put beside a normal stop reason by a bug
+
+IDLE, RUNNING, REQUIRES_ACTION = "idle", "running", "requires_action"
+NOT_INSERTED = ("received", "held", "reserved")
+
+
+class Req(NamedTuple):
+    """A ``session/prompt`` as the agent received it."""
+
+    cid: int  # client index
+    rid: int  # JSON-RPC request id
+    content: str
+    phase: str  # PromptRequestMachine state
+    mid: int  # message id (0 = none yet)
+    answers: tuple  # ghost: every response sent, ("ok", mid) or ("err", code)
+    orphan: bool  # its connection is gone: a response would go nowhere
+    ins: bool  # ghost: was ever inserted
+    hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
+
+
+class Msg(NamedTuple):
+    """A message in the agent's conversation."""
+
+    mid: int
+    content: str
+    retained: bool  # False: live-only (never replayed)
+    origin: int  # index of its request in Agent.reqs, -1 for imported messages
+    kind: str  # "prompt" | "command" | "import"
+    owed: int  # bitmask of clients that are owed the live echo
+    runs: int  # ghost: how often a command was executed
+
+
+class Work(NamedTuple):
+    """The foreground work in progress."""
+
+    serial: int  # ghost: counts pieces of work
+    inputs: tuple  # message ids this work processes
+    tools: tuple  # ((tool id, ToolCallMachine state), ...)
+    cancelling: bool  # session/cancel received
+    perm: int  # outstanding permission request id (0 = none)
+
+
+class Agent(NamedTuple):
+    fg: str  # the foreground state last reported (ForegroundMachine state)
+    stop: str  # stop reason of the last idle reported ("" none)
+    work: Work | None
+    reqs: tuple  # (Req, ...) in order of receipt
+    conv: tuple  # (Msg, ...) the conversation, in order
+    pending: tuple  # inserted message ids no work has taken yet (sorted)
+    next_id: int  # message id counter
+    attached: int  # bitmask of clients whose connection resumed the session
+    issued: tuple  # ghost: ((mid, origin), ...) every ID ever assigned (sorted)
+    ended_tools: frozenset  # ghost: tool ids of work that has ended
+    stragglers: tuple  # tool ids a buggy agent keeps updating after the idle
+    serial: int  # serial of the last work begun
+
+
+class Sub(NamedTuple):
+    """A prompt as the submitting client sees it."""
+
+    rid: int
+    content: str
+    status: str  # SubmissionMachine state
+    mid: int  # associated message id (0 = none)
+    retry_of: int  # rid of the lost submission this one retries (0 = none)
+
+
+class Client(NamedTuple):
+    connected: bool
+    resuming: int  # 0, or 1 (resume without replay) / 2 (with replay) awaiting its response
+    replayed: bool  # completed a resume with replay on this connection
+    # ((key, content tuple, optimistic), ...) sorted by key; key = mid, or -rid
+    # for a submission not yet associated. Sorted, not in arrival order: no
+    # rule here reads placement, and the order would multiply states.
+    view: tuple
+    subs: tuple  # (Sub, ...)
+    fg: str  # last foreground state seen
+    perms: tuple  # permission request ids awaiting an answer
+    next_rid: int
+    submitted: int  # prompts submitted (retries not counted)
+    done: tuple  # rids the client believes processed (only a buggy client fills it)
+
+
+class Used(NamedTuple):
+    """How much of each Config budget has been spent."""
+
+    failures: int = 0
+    cancels: int = 0
+    resumes: int = 0
+    restarts: int = 0
+    losses: int = 0
+    imports: int = 0
+    agent_work: int = 0
+    tools: int = 0
+    perms: int = 0
+    retries: int = 0
+
+
+class System(NamedTuple):
+    agent: Agent
+    clients: tuple  # (Client, ...)
+    up: tuple  # per client: messages client -> agent, head first
+    down: tuple  # per client: messages agent -> client, head first
+    used: Used
+
+
+_UNSET = object()
+
+
+def _compile_replace(cls) -> None:
+    """Give a NamedTuple a ``_replace`` with one keyword per field.
+
+    ``NamedTuple._replace`` goes through ``_make`` and ``map()``; a generated
+    function that names every field is about three times as fast, and
+    ``_replace`` is the model's most frequent call.
+    """
+    fields = cls._fields
+    params = ", ".join(f"{f}=_UNSET" for f in fields)
+    items = ", ".join(f"self[{i}] if {f} is _UNSET else {f}" for i, f in enumerate(fields))
+    src = f"def _replace(self, *, {params}):\n    return _new(_cls, ({items},))\n"
+    env = {"_UNSET": _UNSET, "_new": tuple.__new__, "_cls": cls}
+    exec(src, env)  # noqa: S102 - generated from the field names above
+    cls._replace = env["_replace"]
+
+
+for _cls in (Req, Msg, Work, Agent, Sub, Client, Used, System):
+    _compile_replace(_cls)
+
+
+class Step(NamedTuple):
+    """One transition: the action's label, the next state, what the agent sent."""
+
+    action: tuple  # ("ActorVerb", args...)
+    state: System
+    emitted: tuple  # ((client index, message), ...) sent by the agent, in order
+
+
+# ---------------------------------------------------------------------------
+# Messages. Client -> agent:
+#   ("prompt", rid, content)          session/prompt
+#   ("cancel_req", rid)               $/cancel_request for a prompt
+#   ("cancel", serial)                session/cancel (serial: ghost, the work running when sent)
+#   ("perm_ans", pid)                 response to session/request_permission
+#   ("resume", rid, replay)           session/resume [replayFrom: {type: "start"}]
+# Agent -> client:
+#   ("ok", rid, mid)                  session/prompt result {messageId}
+#   ("err", rid, code)                session/prompt error response
+#   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
+#   ("um", mid, content, replay, token)  user_message (content: tuple; () = [])
+#   ("chunk", mid, symbol, replay)    user_message_chunk
+#   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
+#   ("tool", tid, status)             tool_call / tool_call_update
+#   ("perm", pid)                     session/request_permission
+#   ("notice",)                       notice (advisory)
+#   ("error_update", code)            an error update (a rejected FAQ alternative only)
+#   ("resumed", rid)                  session/resume result
+# ---------------------------------------------------------------------------
+
+
+def initial_state(cfg: Config) -> System:
+    """A new session: idle, every client attached, nothing sent yet."""
+    n = cfg.clients
+    client = Client(True, 0, False, (), (), IDLE, (), 1, 0, ())
+    agent = Agent(IDLE, "", None, (), (), (), 1, (1 << n) - 1, (), frozenset(), (), 0)
+    return System(agent, (client,) * n, ((),) * n, ((),) * n, Used())
+
+
+
+def _set(t: tuple, i: int, v) -> tuple:
+    return t[:i] + (v,) + t[i + 1 :]
+
+
+class _Out:
+    """Accumulates what the agent sends in one step."""
+
+    __slots__ = ("down", "emitted", "attached")
+
+    def __init__(self, s: System):
+        self.down = list(s.down)
+        self.emitted: list = []
+        self.attached = s.agent.attached
+
+    def send(self, cid: int, msg: tuple) -> None:
+        self.down[cid] = self.down[cid] + (msg,)
+        self.emitted.append((cid, msg))
+
+    def broadcast(self, msg: tuple, mask: int | None = None) -> None:
+        mask = self.attached if mask is None else mask & self.attached
+        cid = 0
+        while mask:
+            if mask & 1:
+                self.send(cid, msg)
+            mask >>= 1
+            cid += 1
+
+
+
+def _commit(s: System, a: Agent, o: _Out) -> System:
+    return s._replace(agent=a, down=tuple(o.down))
+
+
+
+def _find_req(a: Agent, c: int, rid: int) -> int | None:
+    for i, r in enumerate(a.reqs):
+        if r.cid == c and r.rid == rid and not r.orphan:
+            return i
+    return None
+
+
+def _find_sub(cl: Client, rid: int) -> int | None:
+    for j, sub in enumerate(cl.subs):
+        if sub.rid == rid:
+            return j
+    return None
