@@ -1,0 +1,273 @@
+"""What both bridges share: the sentences they rest on, problems, the base class, message helpers."""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+
+# ---------------------------------------------------------------------------
+# Sentences the rules rest on (verbatim; RFD = v2 Prompt Lifecycle, 2026-10-01)
+# ---------------------------------------------------------------------------
+
+Q_V1_TO_V2 = (
+    "A bridge from a v1 Agent to a v2 Client maps an error response that arrives after the bridge reported the "
+    "message inserted to an idle state_update with the error stop reason and the same error object."
+)
+Q_V2_TO_V1 = (
+    "A bridge from a v2 Agent to a v1 Client maps that update to an error response for the pending v1 prompt, "
+    "using -32603 (internal error) when error is absent."
+)
+Q_ADAPTER = (
+    "An adapter can use an underlying agent\u2019s user-message echo or insertion event as evidence of insertion "
+    "and respond with the message\u2019s ID while processing continues."
+)
+Q_NO_EARLY = "It MUST NOT send a successful response before insertion."
+Q_ID = (
+    "The returned ID may be native to the underlying agent or adapter-owned, provided updates and replay "
+    "preserve it consistently."
+)
+Q_V1_UNCHANGED = "v1\u2019s session/prompt is unchanged; it already reports these failures as an error response."
+Q_RESPONSE = (
+    "Because the response no longer spans the turn, it can no longer report failures that happen during it."
+)
+Q_SESSION_SCOPED = "Agent messages and tool calls retain their own IDs; state_update remains session-scoped."
+Q_AGENT_INITIATED = (
+    "This can even allow the agent to initiate an interaction in a session rather than requiring it to wait "
+    "for a user prompt"
+)
+Q_ANY_TIME = "Once a session is created, the agent will be able to send session updates at any point in time"
+Q_IDLE_LAST = "As with every stop reason, the idle update follows all updates for the work that ended."
+Q_TOOLS_FAILED = (
+    "Before sending it, the Agent SHOULD give each tool call that the failed work left unfinished a terminal "
+    "status, using failed for calls that did not complete."
+)
+Q_ERROR_MEANS = (
+    "stopReason: \"error\" means foreground work ended because something failed, not because it finished, "
+    "reached a limit, was refused, or was cancelled."
+)
+Q_UNKNOWN_STOP = (
+    "A v2 Client that predates the error stop reason handles it like any unknown stop reason: foreground work "
+    "has ended, and it shows a generic stopped state."
+)
+Q_QUEUEING = "This RFD does not specify queueing, steering, or whether agents insert new prompts while busy."
+Q_CORRELATE = (
+    "Neither content equality nor notification arrival order should be used to infer which client submitted a "
+    "message."
+)
+# acp-notes.md section 1.5 (Message Updates and Chunks RFD), its bridge note
+Q_CHUNKS = (
+    "A stateful adapter may convert a content-bearing whole-message update to v1 by fanning out one v1 chunk "
+    "per content block only when it knows the v1 side has not already received content for that `messageId`; "
+    "v1 has no way to replace earlier chunks. Patch-only updates, `content: null`, `content: []`, and "
+    "`_meta: null` cannot be represented by v1 chunks and must not be silently dropped."
+)
+# v1 prompt turn (docs/protocol/v1/prompt-turn.mdx)
+Q_V1_END = (
+    "If there are no pending tool calls, the turn ends and the Agent **MUST** respond to the original "
+    "`session/prompt` request with a `StopReason`"
+)
+Q_V1_CANCEL = (
+    "After all ongoing operations have been successfully aborted and pending updates have been sent, the Agent "
+    "**MUST** respond to the original `session/prompt` request with the `cancelled` stop reason."
+)
+Q_V1_CLOSED = "v1 `StopReason` is closed: a bridge must never emit `\"error\"` as a v1 stop reason (DeepSeek-Reasonix #8241)."
+
+# ---------------------------------------------------------------------------
+# Problems: what a bridge cannot carry across, by kind (the open questions)
+# ---------------------------------------------------------------------------
+
+#: kind -> (direction, title, the sentence that makes it a question)
+OPEN_QUESTIONS: dict[str, tuple[str, str, str]] = {
+    # v2 agent -> v1 client
+    "agent-initiated-work": ("v1", "agent-initiated work with no pending v1 prompt", Q_AGENT_INITIATED),
+    "background-update": ("v1", "updates with no pending v1 prompt (background, or work no v1 prompt started)", Q_ANY_TIME),
+    "echo-after-turn": ("v1", "the user message of a v1 prompt reported after the idle that answered it", Q_SESSION_SCOPED),
+    "idle-without-prompt": ("v1", "an idle with no pending v1 prompt", Q_SESSION_SCOPED),
+    "insertion-after-idle": ("v1", "the prompt reported inserted only after an idle that may have ended its work", Q_SESSION_SCOPED),
+    "custom-stop-reason": ("v1", "a custom (`_...`) or unknown stop reason: v1 has five", Q_UNKNOWN_STOP),
+    "missing-stop-reason": ("v1", "an idle that ends work without a stop reason: v1 requires one", Q_V1_END),
+    "whole-after-chunks": ("v1", "a whole-message update after chunks of that message", Q_CHUNKS),
+    "whole-message-clear": ("v1", "a whole-message update with `content: []` or `null` (or patch-only, or `_meta: null`)", Q_CHUNKS),
+    "several-prompts": ("v1", "several v1 prompts held at once (v1 allows one turn)", Q_QUEUEING),
+    "no-idle": ("v1", "an inserted prompt whose work never reports idle", Q_V1_END),
+    "no-v1-equivalent": ("v1", "a v2 update with no v1 counterpart", Q_CHUNKS),
+    # v1 agent -> v2 clients
+    "ambiguous-echo": ("v2", "a v1 echo while several prompts await insertion", Q_CORRELATE),
+    "echo-after-error": ("v2", "a v1 echo after the bridge forwarded an error response as a rejection", Q_RESPONSE),
+    "several-stop-reasons": ("v2", "overlapping v1 turns that end differently: v2 has one idle for the session", Q_SESSION_SCOPED),
+    "failure-while-work-continues": ("v2", "one of several held v1 prompts fails while another keeps the turn open", Q_RESPONSE),
+    "update-after-idle": ("v2", "a v1 update for a tool call of work the bridge already reported idle", Q_IDLE_LAST),
+    "v1-agent-not-v1": ("v2", "the v1 agent sends something v1 does not have (a state_update, stopReason \"error\")", Q_V1_CLOSED),
+    "v1-cancel-not-cancelled": ("v2", "the v1 agent ends a cancelled turn with another stop reason", Q_V1_CANCEL),
+    # both
+    "malformed": ("both", "a line that is not a JSON-RPC message the bridge can read", "JSON-RPC 2.0"),
+}
+
+#: Problem kinds that are the v1 agent breaking v1: a v2 rule the bridged output
+#: then breaks is inherited, not the bridge's.
+V1_AGENT_FAULTS = frozenset({"v1-agent-not-v1", "v1-cancel-not-cancelled"})
+
+
+class Problem(tuple):
+    """``(line, message)``: something the bridge could not carry across, at the input line.
+
+    A 2-tuple (so ``line, message = p`` works) with a ``kind`` attribute naming
+    its open question (``OPEN_QUESTIONS``).
+    """
+
+    kind: str
+
+    def __new__(cls, line: int, message: str, kind: str):
+        p = tuple.__new__(cls, (line, message))
+        p.kind = kind
+        return p
+
+    @property
+    def line(self) -> int:
+        return self[0]
+
+    @property
+    def message(self) -> str:
+        return self[1]
+
+    def data(self) -> dict:
+        return {"line": self[0], "kind": self.kind, "message": self[1]}
+
+
+class Out(NamedTuple):
+    """One output entry: the input line that caused it, the input line being fed when it was sent."""
+
+    cause: int
+    at: int
+    entry: dict
+
+
+WORKING = ("running", "requires_action")
+CHUNK_OF = {"user_message": "user_message_chunk", "agent_message": "agent_message_chunk", "agent_thought": "agent_thought_chunk"}
+#: session/update kinds a v1 client knows (v1 stable and unstable, SDK 2.4.0)
+V1_UPDATE_KINDS = frozenset({
+    "user_message_chunk", "agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan",
+    "available_commands_update", "current_mode_update", "config_option_update", "session_info_update",
+    "usage_update", "plan_update", "plan_removed", "notice", "compaction_update", "compaction_summary_chunk",
+    "subagent_update", "session_message", "session_message_chunk",
+})
+#: v1 updates that show a prompt turn is under way (session metadata and notices do not)
+TURN_SIGNS = frozenset({
+    "user_message_chunk", "user_message", "agent_message_chunk", "agent_thought_chunk", "tool_call",
+    "tool_call_update", "plan", "plan_update",
+})
+INTERNAL_ERROR = {"code": -32603, "message": "Internal error"}
+CANCELLED = -32800
+
+
+def _key(rid):
+    """A hashable key for a JSON-RPC id (1 and "1" are different ids)."""
+    if rid is None or type(rid) in (str, int):
+        return (type(rid).__name__, rid)
+    return ("json", json.dumps(rid, sort_keys=True))
+
+
+def _is_jsonrpc(msg) -> str:
+    """'' for a readable JSON-RPC message, else why not."""
+    if not isinstance(msg, dict):
+        return "msg is not an object"
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            return "method is not a string"
+        if "params" in msg and not isinstance(msg["params"], (dict, list)):
+            return "params is neither an object nor an array"
+        return ""
+    if "id" not in msg:
+        return "neither a request, a notification nor a response (no method, no id)"
+    if ("result" in msg) == ("error" in msg):
+        return "a response needs exactly one of result and error"
+    if "error" in msg and not isinstance(msg["error"], dict):
+        return "error is not an object"
+    return ""
+
+
+class _Bridge:
+    """What both bridges share: feeding, emitting, problems, provenance."""
+
+    to = ""
+    BUGS: tuple[str, ...] = ()
+
+    def __init__(self, bug: str = "") -> None:
+        if bug and bug not in self.BUGS:
+            raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
+        self.bug = bug
+        self.problems: list[Problem] = []
+        #: every output entry with its provenance, in order
+        self.trace: list[Out] = []
+        #: input lines that carried nothing new and were absorbed (see the module doc)
+        self.absorbed: list[int] = []
+        self._line = 0
+        self._out: list[dict] = []
+
+    # -- feeding --------------------------------------------------------------
+    def feed(self, entry: dict, line: int | None = None) -> list[dict]:
+        """Feed one transcript entry; return the entries the other side sees."""
+        self._line = self._line + 1 if line is None else line
+        self._out = []
+        try:
+            if not isinstance(entry, dict) or "conn" not in entry:
+                self.problem("malformed", "not a transcript entry (an object with conn)")
+            elif entry.get("event") == "closed":
+                self._emit_entry(dict(entry))
+                self._closed(str(entry["conn"]))
+            elif entry.get("from") not in ("client", "agent"):
+                self.problem("malformed", 'not a transcript entry: "from" must be "client" or "agent"')
+            else:
+                why = _is_jsonrpc(entry.get("msg"))
+                if why:
+                    self.problem("malformed", f"not a JSON-RPC message: {why}; not forwarded")
+                else:
+                    self._message(str(entry["conn"]), entry["from"], entry["msg"])
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
+            self.problem("malformed", f"a message the bridge cannot read ({type(e).__name__}: {e}); not forwarded")
+        return self._out
+
+    def finish(self, partial: bool = False) -> list[dict]:
+        """The end of the input: what a bridge still owes (see each bridge)."""
+        self._out = []
+        self._finish(partial)
+        return self._out
+
+    # -- helpers ----------------------------------------------------------------
+    def problem(self, kind: str, message: str, line: int | None = None) -> None:
+        p = Problem(self._line if line is None else line, message, kind)
+        if p not in self.problems[-4:]:  # one idle answering several prompts says it once
+            self.problems.append(p)
+
+    def _emit_entry(self, entry: dict, cause: int | None = None) -> None:
+        self._out.append(entry)
+        self.trace.append(Out(self._line if cause is None else cause, self._line, entry))
+
+    def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> None:
+        self._emit_entry({"conn": conn, "from": sender, "msg": msg}, cause)
+
+    def _message(self, conn: str, sender: str, msg: dict) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _closed(self, conn: str) -> None:
+        pass
+
+    def _finish(self, partial: bool) -> None:
+        pass
+
+
+def _update(sid, update: dict) -> dict:
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": update}}
+
+
+def _with_id(update: dict, mid) -> dict:
+    """The update with ``messageId`` set, placed after ``sessionUpdate``."""
+    new = {"sessionUpdate": update["sessionUpdate"], "messageId": mid}
+    new.update((k, v) for k, v in update.items() if k not in new)
+    return new
+
+
+def _params(msg: dict) -> dict:
+    p = msg.get("params")
+    return p if isinstance(p, dict) else {}

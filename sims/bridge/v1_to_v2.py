@@ -1,0 +1,410 @@
+"""The bridge between a v1 agent and v2 clients."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
+
+from .core import CANCELLED, TURN_SIGNS, WORKING, _Bridge, _key, _params, _update, _with_id
+
+
+# ---------------------------------------------------------------------------
+# v1 agent -> v2 clients
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Held:
+    """A v1 session/prompt the bridge forwarded and the v1 agent has not answered."""
+
+    conn: str
+    rid: object
+    line: int
+    sid: object
+    prompt: list
+    answered: bool = False  # the v2 success response was sent
+    inserted: bool = False  # the bridge reported the message inserted
+    mid: str | None = None
+
+
+@dataclass
+class _Session2:
+    conns: list = field(default_factory=list)
+    fg: str = "idle"
+    turn: list = field(default_factory=list)  # _Held, oldest first
+    stops: list = field(default_factory=list)  # (line, stopReason, error) of the prompts the span ended
+    cancel_line: int = 0  # a session/cancel while the bridge reported running (v2's rule)
+    v1_cancel_line: int = 0  # a session/cancel while a v1 prompt was held (v1's rule)
+    idmap: dict = field(default_factory=dict)  # v1 message key -> v2 messageId
+    unmatched: list = field(default_factory=list)  # _Held reported whole, whose v1 echo has not come
+    whole: set = field(default_factory=set)  # messageIds the bridge reported whole itself
+    echoed: set = field(default_factory=set)  # (conn, messageId) that received an echo of a whole-reported message
+    rejected: list = field(default_factory=list)  # _Held forwarded as error before any echo (echo mode)
+    tools: dict = field(default_factory=dict)  # tool calls of the current span -> status
+    ended_tools: set = field(default_factory=set)
+    failed_by_bridge: set = field(default_factory=set)
+    prompt_mids: set = field(default_factory=set)  # messageIds the bridge made a prompt's insertion
+    finished: set = field(default_factory=set)  # messageIds of prompts the v1 agent has answered
+
+    def add_conn(self, conn: str) -> None:
+        if conn not in self.conns:
+            self.conns.append(conn)
+
+
+class V1AgentToV2Client(_Bridge):
+    """Between a v1 agent and v2 clients.
+
+    ``insertion="echo"``: the insertion point is the v1 agent's
+    ``user_message_chunk`` echo of the prompt (or its response, which proves it
+    took the prompt); ``"immediate"``: as soon as the bridge forwards the prompt.
+    At the insertion point the bridge answers the v2 ``session/prompt`` with
+    ``{"messageId"}`` (the echo's ``messageId``, else ``bridge_msg_N``) and
+    reports the user message under that ID. ``running`` goes out when the turn
+    is under way: the first v1 message of the turn (an echo, content, a tool
+    call, a permission request, the response), or at once with immediate
+    insertion; a v1 agent that rejects the prompt before any of that started no
+    work, and its error response passes alone.
+
+    ``bug`` seeds a bridge bug (``BRIDGE_BUGS``): ``"v2-idle-drop-error"``,
+    ``"v2-answer-before-insertion"``.
+    """
+
+    to = "v2"
+    BUGS = ("v2-idle-drop-error", "v2-answer-before-insertion")
+
+    def __init__(self, insertion: str = "echo", bug: str = "") -> None:
+        super().__init__(bug)
+        if insertion not in ("echo", "immediate"):
+            raise ValueError(f"insertion must be 'echo' or 'immediate', not {insertion!r}")
+        self.insertion = insertion
+        self._sessions: dict[str, _Session2] = {}
+        self._held: dict[tuple, _Held] = {}  # (conn, id key) -> _Held
+        self._requests: dict[tuple, str] = {}  # (conn, id key) -> method, other client requests
+        self._next = 0
+        self._noid: dict[str, list] = {}  # conn -> [kind of the last update, sequence]
+
+    def _session(self, sid) -> _Session2:
+        return self._sessions.setdefault(_key(sid), _Session2())
+
+    def _new_id(self) -> str:
+        self._next += 1
+        return f"bridge_msg_{self._next}"
+
+    def _broadcast(self, s: _Session2, sid, update: dict, cause: int | None = None) -> None:
+        # One fresh top level per connection; nested values are shared and never mutated.
+        for conn in s.conns:
+            self.emit(conn, "agent", _update(sid, dict(update)), cause)
+
+    # -- messages ---------------------------------------------------------------
+    def _message(self, conn: str, sender: str, msg: dict) -> None:
+        method = msg.get("method")
+        if sender == "client":
+            self._client(conn, msg, method)
+        elif method is None:
+            self._response(conn, msg)
+        elif method == "session/update":
+            self._agent_update(conn, msg)
+        else:
+            sid = _params(msg).get("sessionId")
+            if sid is not None:
+                self._started(self._session(sid), sid)  # a permission request belongs to the turn
+            self.emit(conn, "agent", msg)
+
+    def _client(self, conn: str, msg: dict, method) -> None:
+        params = _params(msg)
+        sid = params.get("sessionId")
+        s = self._session(sid) if sid is not None else None
+        if s is not None:
+            s.add_conn(conn)
+        if method == "session/prompt":
+            self.emit(conn, "client", msg)
+            prompt = params["prompt"]
+            if not isinstance(prompt, list):
+                raise TypeError("session/prompt params.prompt is not an array")
+            held = _Held(conn, msg["id"], self._line, sid, prompt)
+            self._held[(conn, _key(msg["id"]))] = held
+            s.turn.append(held)
+            if self.insertion == "immediate":
+                self._started(s, sid)
+                self._insert(held, s, whole=True)
+            elif self.bug == "v2-answer-before-insertion":
+                # Bug: the success response at receipt, before the echo that is the insertion point.
+                held.mid = self._new_id()
+                self._respond(held)
+            return
+        if method == "session/load":
+            # v1's session/load is v2's session/resume with replay from the start.
+            new = copy.deepcopy(msg)
+            new["method"] = "session/resume"
+            new.setdefault("params", {})["replayFrom"] = {"type": "start"}
+            self._requests[(conn, _key(msg.get("id")))] = method
+            self.emit(conn, "client", new)
+            return
+        if method == "session/cancel" and s is not None:
+            if s.fg in WORKING:
+                s.cancel_line = self._line
+            if s.turn and not s.v1_cancel_line:
+                s.v1_cancel_line = self._line
+        if method is not None and "id" in msg:
+            self._requests[(conn, _key(msg["id"]))] = method
+        self.emit(conn, "client", msg)
+
+    def _started(self, s: _Session2, sid) -> None:
+        """The v1 turn shows it is under way: report running (once per span).
+
+        Not at the prompt itself: a v1 agent that rejects the prompt before doing
+        anything started no work, and v2 reports a rejection only as the error
+        response ("Rejected before the user message is inserted: JSON-RPC error
+        response to session/prompt").
+        """
+        if s.fg == "idle" and s.turn:
+            s.fg, s.stops, s.cancel_line, s.tools = "running", [], 0, {}
+            self._broadcast(s, sid, {"sessionUpdate": "state_update", "state": "running"})
+
+    def _respond(self, held: _Held) -> None:
+        held.answered = True
+        self.emit(held.conn, "agent", {"jsonrpc": "2.0", "id": held.rid, "result": {"messageId": held.mid}})
+
+    def _insert(self, held: _Held, s: _Session2, whole: bool, mid: str | None = None) -> None:
+        """The insertion point: the v2 success response, and (whole) the user message."""
+        held.inserted = True
+        if held.mid is None:
+            held.mid = mid if isinstance(mid, str) else self._new_id()
+        s.prompt_mids.add(held.mid)
+        if not held.answered:
+            self._respond(held)
+        if whole:
+            s.whole.add(held.mid)
+            s.unmatched.append(held)
+            self._broadcast(
+                s, held.sid,
+                {"sessionUpdate": "user_message", "messageId": held.mid, "content": copy.deepcopy(held.prompt)},
+            )
+
+    def _response(self, conn: str, msg: dict) -> None:
+        held = self._held.pop((conn, _key(msg["id"])), None)
+        if held is None:
+            self._requests.pop((conn, _key(msg["id"])), None)
+            self.emit(conn, "agent", msg)
+            return
+        s = self._session(held.sid)
+        if "error" not in msg:
+            self._started(s, held.sid)
+        if held in s.turn:
+            s.turn.remove(held)
+        if "error" in msg:
+            self._prompt_error(held, s, msg)
+        else:
+            self._prompt_result(held, s, msg)
+        if held.mid is not None:
+            s.finished.add(held.mid)
+        if not s.turn:
+            s.v1_cancel_line = 0
+
+    def _prompt_result(self, held: _Held, s: _Session2, msg: dict) -> None:
+        result = msg["result"]
+        if not isinstance(result, dict):
+            raise TypeError("the session/prompt result is not an object")
+        reason = result.get("stopReason")
+        if not held.inserted:
+            # The v1 response proves the v1 agent took the prompt: report it inserted
+            # now, since no echo came ("the agent MUST report each inserted user message").
+            self._insert(held, s, whole=True)
+        if reason not in V1_STOP_REASONS:
+            note = " (DeepSeek-Reasonix#8241: the error's code and message are lost)" if reason == "error" else ""
+            self.problem("v1-agent-not-v1", f"the v1 agent answered with stopReason {reason!r}, not a v1 value{note}; passed on unchanged")
+        if s.v1_cancel_line and reason != "cancelled":
+            self.problem(
+                "v1-cancel-not-cancelled",
+                f"the v1 agent answered stopReason {reason!r} after session/cancel (line {s.v1_cancel_line}): a "
+                "cancelled v1 turn answers cancelled, unless it ended before the agent saw the cancel; the v2 idle "
+                f"carries {reason!r}, which breaks v2's cancellation rule if v2 saw the cancel while running",
+            )
+        s.stops.append((self._line, reason, None))
+        if not s.turn:
+            extra = {"usage": copy.deepcopy(result["usage"])} if "usage" in result else {}
+            self._end(s, held.sid, reason, None, extra)
+
+    def _prompt_error(self, held: _Held, s: _Session2, msg: dict) -> None:
+        err = msg["error"]
+        reason = "cancelled" if err.get("code") == CANCELLED else "error"
+        if held.answered:
+            # "maps an error response that arrives after the bridge reported the message
+            # inserted to an idle state_update with the error stop reason and the same error object"
+            if s.v1_cancel_line and reason != "cancelled":
+                if s.cancel_line:
+                    # v2's rule wins: "Work is cancelled, even if aborting raises errors:
+                    # Idle state_update with stopReason: cancelled"
+                    reason = "cancelled"
+                    how = "the v2 idle says cancelled, and the error object cannot ride on it"
+                else:
+                    how = "the v2 idle carries the error (v2 saw no running work to cancel)"
+                self.problem(
+                    "v1-cancel-not-cancelled",
+                    f"the v1 agent answered an error (code {err.get('code')}) after session/cancel (line "
+                    f"{s.v1_cancel_line}): either it rejected the prompt before its turn began or it broke v1's rule "
+                    f"that a cancelled turn answers cancelled, and v1's error response cannot say which; {how}",
+                )
+            s.stops.append((self._line, reason, err))
+            if s.turn:
+                self.problem(
+                    "failure-while-work-continues",
+                    f"the v1 prompt on line {held.line} failed (code {err.get('code')}) while another prompt keeps "
+                    "the turn open: v2 can report it only on the idle that ends all foreground work",
+                )
+            else:
+                self._end(s, held.sid, reason, err if reason == "error" else None, failed=True)
+            return
+        # Before the insertion point: the v2 error response ("A request rejected
+        # before insertion uses a JSON-RPC error response instead").
+        self.emit(held.conn, "agent", msg)
+        if self.insertion == "echo":
+            s.rejected.append(held)
+        if not s.turn and s.fg in WORKING:
+            # The running the bridge reported must end. If prompts of this span were
+            # answered, their outcome ends it (this one was never inserted); else the
+            # work that ran before the rejection failed, or, after a session/cancel,
+            # was cancelled ("Work is cancelled, even if aborting raises errors").
+            if s.stops:
+                _, reason, err = s.stops[-1]
+                self._end(s, held.sid, reason, err if reason == "error" else None)
+                return
+            if s.cancel_line:
+                reason = "cancelled"
+            s.stops.append((self._line, reason, err))
+            self._end(s, held.sid, reason, err if reason == "error" else None, failed=True)
+
+    def _end(self, s: _Session2, sid, reason, err, extra: dict | None = None, failed: bool = False) -> None:
+        """End the bridge's foreground span with an idle (``failed``: a v1 error response ended it)."""
+        if failed:
+            # "Before sending it, the Agent SHOULD give each tool call that the failed
+            # work left unfinished a terminal status, using failed" -- a v1 agent that
+            # answers with an error may report its tools after the response, which v2
+            # would see after the idle.
+            for tid, status in list(s.tools.items()):
+                if status not in ("completed", "failed"):
+                    s.tools[tid] = "failed"
+                    s.failed_by_bridge.add(tid)
+                    self._broadcast(s, sid, {"sessionUpdate": "tool_call_update", "toolCallId": tid, "status": "failed"})
+        distinct = {(r, _key(e)) for _, r, e in s.stops}
+        if len(distinct) > 1:
+            ends = ", ".join(f"line {n}: {r}" for n, r, _ in s.stops)
+            self.problem("several-stop-reasons", f"overlapping v1 turns ended differently ({ends}); the v2 idle carries the last")
+        s.ended_tools |= set(s.tools)
+        s.tools = {}
+        update = {"sessionUpdate": "state_update", "state": "idle"}
+        if reason is not None:
+            update["stopReason"] = reason
+        if reason == "error" and err is not None and self.bug != "v2-idle-drop-error":
+            update["error"] = copy.deepcopy(err)
+        update.update(extra or {})
+        self._broadcast(s, sid, update)
+        s.fg, s.stops, s.cancel_line = "idle", [], 0
+
+    def _agent_update(self, conn: str, msg: dict) -> None:
+        params = _params(msg)
+        sid = params.get("sessionId")
+        update = params["update"]
+        kind = update["sessionUpdate"]
+        s = self._session(sid)
+        s.add_conn(conn)
+        if update["sessionUpdate"] in TURN_SIGNS and update["sessionUpdate"] not in ("user_message", "user_message_chunk"):
+            self._started(s, sid)  # (an echo decides in _echo: it may belong to a finished prompt)
+        last = self._noid.setdefault(conn, [None, 0])
+        if kind in ("user_message_chunk", "user_message"):
+            noid = kind == "user_message_chunk" and update.get("messageId") is None
+            if noid and last[0] != "noid":
+                last[1] += 1
+            last[0] = "noid" if noid else kind
+            self._echo(conn, sid, s, msg, update, ("noid", conn, last[1]) if noid else update.get("messageId"))
+            return
+        if kind in ("agent_message_chunk", "agent_thought_chunk") and update.get("messageId") is None:
+            # v2 requires messageId on chunks: consecutive id-less chunks are one message.
+            if last[0] != kind:
+                last[1] += 1
+                self._noid[conn + "\0" + kind] = self._new_id()
+            last[0] = kind
+            new_update = _with_id(update, self._noid[conn + "\0" + kind])
+            self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new_update)))
+            return
+        last[0] = kind
+        if kind == "state_update":
+            self.problem("v1-agent-not-v1", "a state_update from the v1 agent: v1 has none, and the bridge reports state itself; not forwarded")
+            return
+        if kind in ("tool_call", "tool_call_update"):
+            tid = update.get("toolCallId")
+            if tid in s.ended_tools and tid not in s.tools:
+                if tid in s.failed_by_bridge and update.get("status") == "failed" and set(update) <= {"sessionUpdate", "toolCallId", "status"}:
+                    self.absorbed.append(self._line)  # repeats the failed status the bridge already sent
+                    return
+                self.problem(
+                    "update-after-idle",
+                    f"{kind} for {tid!r}, a tool call of work the bridge already reported idle; "
+                    "v2: the idle follows all updates for the work that ended; not forwarded",
+                )
+                return
+            s.tools[tid] = update.get("status", s.tools.get(tid, "pending"))
+        self.emit(conn, "agent", msg)
+
+    def _echo(self, conn: str, sid, s: _Session2, msg: dict, update: dict, key) -> None:
+        """A v1 user-message update: the echo that may be the insertion point."""
+        held = None
+        if key in s.idmap:
+            mid = s.idmap[key]
+        else:
+            candidates = sorted([h for h in s.turn if not h.inserted] + s.unmatched, key=lambda h: h.line)
+            if candidates:
+                held = candidates[0]
+                if len(candidates) > 1:
+                    lines = ", ".join(str(h.line) for h in candidates)
+                    self.problem(
+                        "ambiguous-echo",
+                        f"an echo while {len(candidates)} prompts (lines {lines}) await one: v1 has no per-submission "
+                        f"token, so the bridge takes the oldest (line {held.line})",
+                    )
+                if held in s.unmatched:
+                    s.unmatched.remove(held)
+                mid = None
+            else:
+                if s.rejected:
+                    rejected = s.rejected.pop(0)
+                    self.problem(
+                        "echo-after-error",
+                        f"a v1 echo after the bridge forwarded the error for the prompt on line {rejected.line} as a "
+                        "rejection: the v1 agent may have inserted that prompt before failing, and v2 clients were "
+                        "told it was not inserted",
+                    )
+                mid = key if isinstance(key, str) else self._new_id()
+        # A late echo of a prompt already answered is no sign of a new turn.
+        if not (held is not None and held not in s.turn or held is None and mid in s.finished):
+            self._started(s, sid)
+        if held is not None:
+            if not held.inserted:
+                # The insertion point: "use an underlying agent's user-message echo ...
+                # as evidence of insertion and respond with the message's ID"
+                self._insert(held, s, whole=False, mid=key if isinstance(key, str) else None)
+            mid = held.mid
+        s.idmap[key] = mid
+        new_update = _with_id(update, mid)
+        new = dict(msg, params=dict(msg["params"], update=new_update))
+        first = (conn, mid) not in s.echoed
+        s.echoed.add((conn, mid))
+        if new_update["sessionUpdate"] == "user_message_chunk" and first and mid in s.prompt_mids:
+            # The first echo of a prompt's message on a connection becomes the whole
+            # message: it replaces the bridge's own report (immediate) rather than
+            # appending to it, and keeps the RFD's user_message shape.
+            new_update["sessionUpdate"] = "user_message"
+            new_update["content"] = [new_update["content"]]
+        self.emit(conn, "agent", new)
+
+    def _closed(self, conn: str) -> None:
+        for k in [k for k in self._held if k[0] == conn]:
+            held = self._held.pop(k)
+            s = self._session(held.sid)
+            if held in s.turn:
+                s.turn.remove(held)
+        for s in self._sessions.values():
+            if conn in s.conns:
+                s.conns.remove(conn)
