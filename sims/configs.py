@@ -141,5 +141,5 @@ def get_suite(name: str) -> Suite:
         for m in suite.members:
             if m.name == name:
                 return Suite(m.name, f"member {m.name} of {suite.name}", (m,), suite.exhaustive)
-    names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members}))
+    names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members} - set(SUITES)))
     raise ConfigError(f"unknown configuration {name!r}; choose one of: {names}")

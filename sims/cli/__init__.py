@@ -9,6 +9,8 @@ Exit status: 0 when every verdict matches its expectation, 1 when one does not,
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 
 from acp_lifecycle.model.config import ConfigError
@@ -17,33 +19,58 @@ from acp_lifecycle.sims.search.explore import TooLarge
 from . import bridge, check, fuzz, generate, listings, scenario, schema, trace, variants
 from .common import Parser, UsageError
 
-__all__ = ["main", "UsageError"]
+__all__ = ["main", "UsageError", "subcommands"]
 
 #: In the order ``--help`` lists them.
 _MODULES = (check, fuzz, listings, variants, scenario, generate, trace, bridge, schema)
 
 
 def _parser() -> Parser:
+    from acp_lifecycle import __version__
+
     p = Parser(prog="acp-lifecycle", description="Model checker for the ACP v2 prompt lifecycle.")
+    p.add_argument("--version", action="version", version=f"acp-lifecycle {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in _MODULES:
         module.register(sub)
     return p
 
 
+def subcommands(parser: Parser | None = None) -> dict[str, Parser]:
+    """Every subcommand's parser by name (the tests drive each of them)."""
+    parser = parser or _parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def _error(message) -> int:
+    text = " ".join(str(message).split()) or "error"
+    print(f"acp-lifecycle: error: {text}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = _parser().parse_args(argv)
+        parser = _parser()
+        args = parser.parse_args(argv)
         if getattr(args, "run", None) is None:
-            _parser().print_help()
+            parser.print_help()
             return 2
+        args._parser = subcommands(parser)[args.command]
         return args.run(args)
     except (UsageError, ConfigError, TooLarge) as e:
-        print(f"acp-lifecycle: error: {e}", file=sys.stderr)
-        return 2
+        return _error(e)
     except KeyError as e:
-        print(f"acp-lifecycle: error: {e.args[0]}", file=sys.stderr)
-        return 2
+        return _error(e.args[0] if e.args else e)
+    except BrokenPipeError:  # `acp-lifecycle check | head`: the reader has gone, not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:  # pragma: no cover
+            pass
+        return 0
+    except OSError as e:  # a file the checks before the work could not foresee (disk full, a race)
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        return _error(f"{where}{e.strerror or e}")
     except KeyboardInterrupt:
         print("acp-lifecycle: interrupted", file=sys.stderr)
         return 130

@@ -15,18 +15,29 @@ from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import result_data, trace_lines
 from acp_lifecycle.sims.search.check import SuiteResult, check_suite
 
-from .common import UsageError, console
+from .common import (
+    Column,
+    UsageError,
+    add_force,
+    add_json,
+    console,
+    output_dir,
+    print_json,
+    print_table,
+    refuse_options,
+)
 
 
 def register(sub) -> None:
     p = sub.add_parser("check", help="explore a configuration exhaustively and check every property")
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
     p.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(p, "print the result as JSON (traces included unless --no-traces)")
     p.add_argument("--max-states", type=int, default=3_000_000, help="stop with an error past this many states per member")
     p.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
     p.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
     p.add_argument("--export-traces", metavar="DIR", help="write each counterexample as a JSON Lines transcript into DIR")
+    add_force(p, "files in a non-empty --diagrams or --export-traces directory")
     p.add_argument("--bridge", choices=("to-v1", "to-v2"),
                    help="check a bridged configuration: every run of the model through a v1<->v2 bridge "
                         "(to-v1: v2 agent, v1 client; to-v2: v1 agent, v2 clients)")
@@ -46,14 +57,18 @@ def _check_bridge(args) -> int:
     from acp_lifecycle.sims.bridge import BRIDGE_BUGS, explore_bridge
     from acp_lifecycle.sims.bridge import PROPERTIES as BRIDGE_PROPERTIES
 
+    refuse_options(args, "with --bridge (it checks fixed members under the RFD's rules)", "--config", "--bug",
+                   "--max-states", "--no-traces", "--diagrams", "--export-traces", "--force")
     to = args.bridge[3:]
     options = {}
-    if args.bridge_bug:
+    if args.bridge_bug is not None:
         if args.bridge_bug not in BRIDGE_BUGS or BRIDGE_BUGS[args.bridge_bug][0] != to:
             names = ", ".join(n for n, b in BRIDGE_BUGS.items() if b[0] == to)
             raise UsageError(f"unknown bridge bug {args.bridge_bug!r} for --bridge {args.bridge}; choose from {names}")
         options["bug"] = args.bridge_bug
     runs = [explore_bridge(m, to, conn=conn, **options) for m, conn in BRIDGE_MEMBERS]
+    if args.json:
+        return _bridge_json(args, to, runs)
     out = console()
     agent, client = ("v2", "v1") if to == "v1" else ("v1", "v2")
     out.print(f"[bold]acp-lifecycle check --bridge {args.bridge}[/]: every terminal path of the model's {agent} agent, "
@@ -90,17 +105,49 @@ def _check_bridge(args) -> int:
     return 1 if bad else 0
 
 
+def _bridge_json(args, to: str, runs) -> int:
+    from acp_lifecycle.sims.bridge import PROPERTIES as BRIDGE_PROPERTIES
+
+    props = []
+    for p in BRIDGE_PROPERTIES:
+        if p.to != to:
+            continue
+        hit = next(((r.member, r.violations[p.id]) for r in runs if p.id in r.violations), None)
+        props.append({"id": p.id, "verdict": "violated" if hit else "holds", "member": hit[0] if hit else None,
+                      "messages": list(hit[1][1]) if hit else [], "transcript": hit[1][0] if hit else None})
+    questions = {}
+    for r in runs:
+        for kind, (tr, problem) in r.questions.items():
+            if kind not in questions or len(tr) < len(questions[kind]["transcript"]):
+                questions[kind] = {"kind": kind, "member": r.member, "problem": problem[1], "transcript": tr}
+    bad = sum(1 for p in props if p["verdict"] == "violated")
+    print(json.dumps({
+        "bridge": args.bridge, "bridge_bug": args.bridge_bug, "ok": not bad,
+        "members": [{"name": r.member, "paths": r.paths, "transcripts": r.transcripts, "seconds": round(r.seconds, 3)}
+                    for r in runs],
+        "properties": props, "open_questions": [questions[k] for k in sorted(questions)],
+    }, indent=2, default=str))
+    return 1 if bad else 0
+
+
 def _check(args) -> int:
     if args.bridge:
         return _check_bridge(args)
-    if args.bridge_bug:
+    if args.bridge_bug is not None:
         raise UsageError("--bridge-bug needs --bridge")
+    # everything the user gave is checked before the work starts
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
-    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    rules = get_bug(args.bug).rules if args.bug is not None else RFD_RULES
     if args.max_states < 1:
         raise UsageError(f"--max-states must be positive, not {args.max_states}")
+    if args.export_traces is not None:
+        output_dir(args.export_traces, option="--export-traces", force=args.force)
+    if args.diagrams is not None:
+        output_dir(args.diagrams, option="--diagrams", force=args.force)
+    if args.force and args.export_traces is None and args.diagrams is None:
+        raise UsageError("--force applies only with --diagrams or --export-traces")
     err = Console(stderr=True)
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -122,10 +169,14 @@ def _check(args) -> int:
 
         result = check_suite(suite, rules, max_states=args.max_states, on_member=on_member)
     if args.json:
-        print(json.dumps(result_data(result), indent=2))
+        data = result_data(result)
+        if args.no_traces:
+            for prop in data["properties"]:
+                prop["trace"] = None
+        print_json(data)
     else:
         _print_result(result, traces=not args.no_traces)
-    if args.export_traces:
+    if args.export_traces is not None:
         from pathlib import Path
 
         from acp_lifecycle.sims.wire.transcript import dumps, export
@@ -138,7 +189,7 @@ def _check(args) -> int:
                 (out / f"{pid}.jsonl").write_text(dumps(export(v.trace)))
                 n += 1
         print(f"wrote {n} transcript(s) into {out}", file=sys.stderr)
-    if args.diagrams:
+    if args.diagrams is not None:
         from acp_lifecycle.sims.diagrams import write_counterexamples
 
         written = write_counterexamples(result.verdicts, args.diagrams, found_in=result.found_in)
@@ -158,23 +209,20 @@ _STYLE = {
 def _print_result(r: SuiteResult, traces: bool) -> None:
     out = console()
     out.print(f"[bold]acp-lifecycle check[/]: configuration [bold]{r.suite.name}[/] ({r.suite.summary}), rules [bold]{r.rules.name}[/]")
-    t = Table(show_edge=False, pad_edge=False)
-    for col in ("member", "states", "transitions", "depth", "terminal", "seconds"):
-        t.add_column(col, justify="left" if col == "member" else "right")
-    for m in r.members:
-        t.add_row(m.config.name, f"{m.states:,}", f"{m.transitions:,}", str(m.depth), f"{m.terminal_states:,}", f"{m.seconds:.2f}")
-    t.add_row("[bold]total[/]", f"{r.states:,}", f"{r.transitions:,}", "", "", f"{r.seconds:.2f}")
-    out.print(t)
+    cols = [Column("member", key=True)] + [Column(c, justify="right") for c in ("states", "transitions", "depth", "terminal", "seconds")]
+    rows = [[m.config.name, f"{m.states:,}", f"{m.transitions:,}", str(m.depth), f"{m.terminal_states:,}", f"{m.seconds:.2f}"]
+            for m in r.members]
+    rows.append(["[bold]total[/]", f"{r.states:,}", f"{r.transitions:,}", "", "", f"{r.seconds:.2f}"])
+    print_table(out, cols, rows)
     out.print()
-    t = Table(show_edge=False, pad_edge=False)
-    for col in ("property", "kind", "expect", "verdict", "steps", "member"):
-        t.add_column(col)
+    rows = []
     for pid, v in r.verdicts.items():
         style = _STYLE.get(v.outcome, "bold red")
         steps = str(len(v.trace)) if v.trace else ""
         expect = v.prop.expect.replace("_", " ") + (" (SHOULD)" if v.prop.level == "SHOULD" else "")
-        t.add_row(pid, v.prop.kind, expect, f"[{style}]{v.outcome}[/]", steps, r.found_in[pid])
-    out.print(t)
+        rows.append([pid, v.prop.kind, expect, f"[{style}]{v.outcome}[/]", steps, r.found_in[pid]])
+    print_table(out, [Column("property", key=True), Column("kind"), Column("expect"), Column("verdict"),
+                      Column("steps", justify="right"), Column("member")], rows)
     if traces:
         for pid, v in r.verdicts.items():
             if v.status != "violated":

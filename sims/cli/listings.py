@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import json
 
-from rich.console import Console
-from rich.table import Table
-
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.sims.configs import SUITES
 
-from .common import console
+from .common import Column, add_json, console, print_json, print_table
 
 
 def register(sub) -> None:
@@ -33,12 +30,8 @@ def _bugs(args) -> int:
              "rules": dict(b.changes)} for b in BUGS.values()
         ], indent=2))
         return 0
-    t = Table(show_edge=False, pad_edge=False)
-    for col in ("bug", "breaks", "member", "source"):
-        t.add_column(col)
-    for b in BUGS.values():
-        t.add_row(f"{b.name}\n  [dim]{b.summary}[/]", b.breaks, b.member, b.source)
-    console().print(t)
+    rows = [[f"{b.name}\n  [dim]{b.summary}[/]", b.breaks, b.member, b.source] for b in BUGS.values()]
+    print_table(console(), [Column("bug", key=True), Column("breaks"), Column("member"), Column("source")], rows)
     return 0
 
 
@@ -48,10 +41,9 @@ def _configs(args) -> int:
 
         print(json.dumps({n: {"summary": s.summary, "members": [asdict(m) for m in s.members]} for n, s in SUITES.items()}, indent=2))
         return 0
-    out = Console(highlight=False)
-    for name, s in SUITES.items():
-        out.print(f"[bold]{name}[/]: {s.summary}")
-        for m in s.members:
-            out.print(f"  {m.name}")
+    rows = [[name, s.summary, ", ".join(m.name for m in s.members),
+             "exhaustive (check)" if s.exhaustive else "random (fuzz)"] for name, s in SUITES.items()]
+    print_table(console(), [Column("configuration", key=True), Column("summary"), Column("members"), Column("search")], rows,
+                legend="`check --config NAME` takes a configuration or one of its members")
     return 0
 

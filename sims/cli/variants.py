@@ -5,29 +5,47 @@ from __future__ import annotations
 import json
 import sys
 
+from pathlib import Path
+
 from rich.console import Console
-from rich.table import Table
 
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import UsageError, console, variant_names, variant_progress
+from .common import (
+    Column,
+    MapOf,
+    UsageError,
+    add_json,
+    check_shape,
+    console,
+    load_json,
+    output_file,
+    print_json,
+    print_table,
+    refuse_options,
+    variant_names,
+    variant_progress,
+)
+
+DEFAULT_VERDICTS = "docs/verdicts.json"
 
 
 def register(sub) -> None:
     p = sub.add_parser("variants", help="check every spec variant and print the verdict matrix")
     p.add_argument("--config", default="default", help="named configuration (default: default)")
     p.add_argument("--variant", action="append", help="only this variant (repeatable)")
-    p.add_argument("--json", action="store_true", help="print the matrix as JSON")
+    add_json(p, "print the matrix as JSON")
     p.add_argument("--markdown", action="store_true", help="print the matrix as Markdown")
     p.add_argument("--list", action="store_true", help="list the variants and exit")
 
     p.set_defaults(run=_variants)
 
     p = sub.add_parser("regress", help="re-run the verdict matrix and compare it with the agreed one")
-    p.add_argument("--verdicts", default="docs/verdicts.json", help="the agreed matrix (default: docs/verdicts.json)")
+    p.add_argument("--verdicts", default=DEFAULT_VERDICTS, help=f"the agreed matrix (default: {DEFAULT_VERDICTS})")
     p.add_argument("--variant", action="append", help="only this variant (repeatable)")
     p.add_argument("--accept", action="store_true", help="rewrite the agreed matrix (and its .md) with the new verdicts")
     p.add_argument("--yes", action="store_true", help="with --accept: do not ask")
+    add_json(p, "print the comparison as JSON")
 
     p.set_defaults(run=_regress)
 
@@ -42,13 +60,16 @@ def _variants(args) -> int:
         to_markdown,
     )
 
+    if args.json and args.markdown:
+        raise UsageError("choose one of --json and --markdown")
     if args.list:
-        t = Table(show_edge=False, pad_edge=False)
-        for col in ("variant", "summary", "expected to break"):
-            t.add_column(col)
-        for v in VARIANTS.values():
-            t.add_row(v.name, v.summary, ", ".join(v.worse_on))
-        console().print(t)
+        refuse_options(args, "with --list", "--config", "--variant", "--markdown")
+        if args.json:
+            print_json([{"name": v.name, "summary": v.summary, "source": v.source, "worse_on": list(v.worse_on)}
+                        for v in VARIANTS.values()])
+            return 0
+        rows = [[v.name, v.summary, ", ".join(v.worse_on)] for v in VARIANTS.values()]
+        print_table(console(), [Column("variant", key=True), Column("summary"), Column("expected to break")], rows)
         return 0
     names = variant_names(args) or list(VARIANTS)
     suite = get_suite(args.config)
@@ -60,7 +81,7 @@ def _variants(args) -> int:
     data = to_json(m)
     bad = {k: v for k, v in surprises(m).items() if v}
     if args.json:
-        print(json.dumps(data, indent=2))
+        print_json(data)
     elif args.markdown:
         print(to_markdown(data), end="")
     else:
@@ -77,15 +98,12 @@ def _print_matrix(data: dict) -> None:
     from acp_lifecycle.model.properties import PROPERTIES
 
     names = list(data["variants"])
-    t = Table(show_edge=False, pad_edge=False, title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)")
-    t.add_column("property", no_wrap=True)
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    for i, _ in enumerate(names):
-        t.add_column(letters[i], no_wrap=True)
+    rows = []
     for p in PROPERTIES:
         if p.kind == "sometimes":
             continue
-        row = []
+        row = [p.id]
         for n in names:
             c = data["variants"][n][p.id]
             if c["verdict"] == "violated":
@@ -94,47 +112,76 @@ def _print_matrix(data: dict) -> None:
                 row.append("[green]holds[/]")
             else:
                 row.append(f"[dim]{c['verdict']}[/]")
-        t.add_row(p.id, *row)
-    out = console()
-    out.print(t)
-    out.print("  ".join(f"{letters[i]} = {n}" for i, n in enumerate(names)))
+        rows.append(row)
+    print_table(console(), [Column("property", key=True)] + [Column(letters[i]) for i in range(len(names))], rows,
+                title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)",
+                legend="  ".join(f"{letters[i]} = {n}" for i, n in enumerate(names)), group=True)
+
+
+def _verdict_matrix_shape(data) -> None:
+    from acp_lifecycle.model.properties import BY_ID
+    from acp_lifecycle.model.variants import VARIANTS
+    from acp_lifecycle.sims.configs import SUITES
+
+    check_shape(data, {"config": str, "variants": MapOf(MapOf({"verdict": str}), min=1)})
+    if data["config"] not in SUITES:
+        raise ValueError(f"'config' is {data['config']!r}, not a named configuration ({', '.join(SUITES)})")
+    for name, cells in data["variants"].items():
+        if name not in VARIANTS:
+            raise ValueError(f"unknown variant {name!r} (`acp-lifecycle variants --list` shows them)")
+        for pid in cells:
+            if pid not in BY_ID:
+                raise ValueError(f"variant {name!r} has an unknown property {pid!r}")
 
 
 def _regress(args) -> int:
-    from pathlib import Path
-
     from acp_lifecycle.model.variants import VARIANTS
     from acp_lifecycle.sims.variants import (
         compare,
         describe_diff,
-        load,
         matrix,
         to_json,
         to_markdown,
     )
 
+    if not args.accept:
+        refuse_options(args, "without --accept", "--yes")
+    if args.accept and args.json and not args.yes:
+        raise UsageError("--accept with --json needs --yes (there is no one to ask)")
     path = Path(args.verdicts)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise UsageError(f"no agreed matrix at {path}; run from the project's checkout or pass --verdicts PATH")
-    try:
-        agreed = load(path)
-    except ValueError as e:
-        raise UsageError(f"{path} is not a verdict matrix: {e}") from None
+    agreed = load_json(path, option="--verdicts", what="a verdict matrix", shape=_verdict_matrix_shape)
+    md = path.with_suffix(".md")
+    if args.accept:  # both files it may rewrite, checked before the work
+        output_file(path, option="--verdicts", force=True)
+        output_file(md, option="--accept", force=True)
     names = variant_names(args) or list(VARIANTS)
     bar, on_variant = variant_progress(Console(stderr=True), names)
     with bar:
-        m = matrix(agreed.get("config", "default"), names, on_variant)
+        m = matrix(agreed["config"], names, on_variant)
     diffs = compare(agreed, m)
     if args.variant:
         diffs = [d for d in diffs if d[0] in names]
+    properties = len(to_json(m)["variants"][names[0]])
+    result = {"verdicts": str(path), "config": agreed["config"], "variants": names, "properties": properties,
+              "ok": not diffs, "differences": [{"variant": d[0], "property": d[1], "agreed": d[2], "now": d[3]} for d in diffs],
+              "wrote": []}
+    say = (lambda *a: print(*a, file=sys.stderr)) if args.json else print
     if not diffs:
-        print(f"regress: {len(names)} variant(s) x {len(to_json(m)['variants'][names[0]])} properties match {path}")
+        if args.json:
+            print_json(result)
+        else:
+            print(f"regress: {len(names)} variant(s) x {properties} properties match {path}")
         return 0
-    for d in diffs:
-        for line in describe_diff(m, d):
-            print(line)
-    print(f"regress: {len(diffs)} verdict(s) differ from {path}")
+    if not args.json:
+        for d in diffs:
+            for line in describe_diff(m, d):
+                print(line)
+        print(f"regress: {len(diffs)} verdict(s) differ from {path}")
     if not args.accept:
+        if args.json:
+            print_json(result)
         return 1
     if not args.yes:
         if not sys.stdin.isatty():
@@ -148,7 +195,9 @@ def _regress(args) -> int:
     merged["variants"].update(fresh["variants"])
     merged["variants"] = {n: merged["variants"][n] for n in VARIANTS if n in merged["variants"]}
     path.write_text(json.dumps(merged, indent=2) + "\n")
-    md = path.with_suffix(".md")
     md.write_text(to_markdown(merged))
-    print(f"regress: wrote {path} and {md}")
+    say(f"regress: wrote {path} and {md}")
+    if args.json:
+        result["wrote"] = [str(path), str(md)]
+        print_json(result)
     return 0
