@@ -16,8 +16,9 @@ Two sources are quoted:
   schema ``$defs`` name holding the description; where the text sits on a
   variant of a union, the variant's title (or, untitled, its tag value)
   follows a slash (``"ClientRequest / PromptRequest"``,
-  ``"IdleStateUpdate / cancelled"``). ``ProtocolLevel`` is the root ``anyOf``
-  entry of that title, which holds ``$/cancel_request``.
+  ``"IdleStateUpdate / cancelled"``), and where it sits on a property, the
+  property's name (``"PromptResponse / messageId"``). ``ProtocolLevel`` is the
+  root ``anyOf`` entry of that title, which holds ``$/cancel_request``.
 
 Rule 1: ``text`` is VERBATIM. It is the whole sentence, with the exact
 characters of the source: typographic quotes, backticks, and for 2.4.0 the
@@ -44,7 +45,12 @@ questions); their ``level`` is the force the model gives them and their ids
 are listed in ``IMPLIED_LEVEL``.
 
 Rule 5: ``out_of_scope`` is empty exactly when a property of the model checks
-the clause. Otherwise it is one sentence saying why no property checks it.
+the clause. Otherwise it is one sentence saying why no property checks it: a
+rule only the wire shows (the model has one session, which exists before the
+run starts), a permission the model agent does not use, something the model
+does not have (session/close, background work), or, plainly, that no property
+judges it yet. A permission (``MAY``) the model agent does use is cited by the
+``sometimes`` witness that shows the choice is explored.
 ``CITATIONS`` below is the plan: which clause each property of the
 model cites. A property that exposes a *known limitation* of the RFD (lost
 responses, retries, cancellation races, resume state) still cites its
@@ -83,6 +89,7 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-INSERT-ADVANCE-ID",
         "RFD-INSERT-LOCAL-COMMAND",
         "S240-PROMPT-NEITHER-PRECEDES",
+        "S240-PROMPT-ACCEPTANCE",
     ),
     "success_carries_message_id": (
         "RFD-INSERT-RESPONSE-ID",
@@ -98,6 +105,7 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-CANCELREQ-ONLY-BEFORE-INSERTION",
         "RFD-CANCELREQ-AFTER-INSERTION-SUCCEEDS",
         "S240-PROMPT-NO-ERROR-AFTER-INSERT",
+        "S240-CANCELREQ-RESULT",
     ),
     "one_response_per_request": ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
     "every_prompt_answered": (
@@ -118,18 +126,24 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-ECHO-EVERY",
         "RFD-INSERT-LOCAL-COMMAND",
         "RFD-FAIL-NO-UNDO",
+        "S240-RESPONSE-ECHO-LIVE",
     ),
     # --- ending foreground work -----------------------------------------
     "failed_work_ends_with_error_idle": (
         "RFD-FAIL-ERROR-IDLE",
         "RFD-ERROR-MEANING",
         "RFD-FAIL-ANY-WORK",
+        "S240-PROMPT-FAILURE-ERROR-STOP",
+        "RFD-NOTICE-NOT-FATAL",
+        "S240-NOTICE-NOT-RELIED-ON",
     ),
     "cancelled_work_ends_cancelled": (
         "RFD-CANCEL-EVEN-IF-ABORT-FAILS",
         "RFD-ERROR-MEANING",
         "S240-CANCEL-IDLE-CANCELLED",
         "S240-STOP-CANCELLED-CATCH",
+        "S240-STOP-CANCELLED-REPORT",
+        "S240-CANCEL-ABORT-ERRORS",
     ),
     "no_update_after_idle_of_its_work": (
         "RFD-IDLE-AFTER-ALL-UPDATES",
@@ -145,7 +159,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
     "ended_work_reported_idle": (
         "S240-STATE-IDLE-WHEN-NONE",
         "S240-STATE-REPORT-IDLE",
-        "RFD-PROCESS-EXIT-UNREPORTED",
     ),
     # --- clients ----------------------------------------------------------
     "single_canonical_copy": (
@@ -160,9 +173,14 @@ CITATIONS: dict[str, tuple[str, ...]] = {
     "client_content_matches_agent": (
         "RFD-REPLAY-CHUNK-RESET",
         "RFD-CLIENT-NO-APPEND-OPTIMISTIC",
+        "S240-UPSERT-CONTENT-REPLACES",
     ),
     # --- replay -----------------------------------------------------------
-    "replay_preserves_ids": ("RFD-REPLAY-SAME-ID", "RFD-COMMAND-REPLAY-SAME-ID"),
+    "replay_preserves_ids": (
+        "RFD-REPLAY-SAME-ID",
+        "RFD-COMMAND-REPLAY-SAME-ID",
+        "S240-RESPONSE-REPLAY-KEEPS-ID",
+    ),
     "chunked_replay_resets_first": ("RFD-REPLAY-CHUNK-RESET",),
     "replayed_command_not_reexecuted": ("RFD-COMMAND-REPLAY-NO-EXEC",),
     "no_replay_without_replay_from": ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",),
@@ -179,15 +197,15 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-STATE-REPORT-RUNNING",
         "S240-STATE-NEW-IDLE",
         "RFD-FAIL-ERROR-IDLE",
+        "S240-REQACTION-THEN-RUNNING",
+        "S240-STATE-RESUME-RUNNING",
     ),
-    "session_cancel_stops_only_work_it_saw": (
-        "RFD-OPEN-CANCEL-RACES",
-        "S240-CANCEL-SCOPE",
-    ),
+    "session_cancel_stops_only_work_it_saw": ("RFD-OPEN-CANCEL-RACES",),
     "resumed_client_sees_current_state": (
         "RFD-OPEN-RESUME-STATE",
         "S240-STATE-RESUME-SNAPSHOT",
         "S240-RESUME-STATE-BEFORE-RESPONSE",
+        "S240-RESUME-RESPONSE-NOT-IDLE",
     ),
 }
 
@@ -230,6 +248,7 @@ _PLAN = "Implementation details and plan"
 _FAQ_TURN = "Does the returned ID identify a turn or the agent’s response?"
 _FAQ_RETRY = "Does returning `messageId` make retrying safe?"
 _FAQ_COMMANDS = "Do locally handled commands need persistent history?"
+_FAQ_NOTICE = "Report failures after insertion with an error-severity notice"
 
 # Sentences that carry two rules (one clause per rule, whole sentence quoted).
 _GUESS = (
@@ -239,6 +258,14 @@ _GUESS = (
 _COMMAND_REPLAY = (
     "If the agent does retain and replay it, it uses the same ID and reports "
     "the message without executing the command again."
+)
+_METADATA_ONLY = (
+    "A metadata-only update does not clear content and is not sufficient for "
+    "restarting the message’s content from the beginning."
+)
+_NOTICES = (
+    "Clients may ignore them, and they must not report fatal errors or change "
+    "session state."
 )
 _FOLLOW_UPS = (
     "Broader v2 lifecycle follow-ups include cancellation races and "
@@ -257,6 +284,16 @@ _CANCEL_UPDATES = (
 _CANCELREQ_IGNORE = (
     "Receivers MUST ignore this notification for an unknown or already-answered request ID,\n"
     "and MUST NOT send a second response for it."
+)
+
+_BACKGROUND_ITEMS = (
+    "The Agent MUST announce each item\n"
+    "before the first snapshot that lists it, and MUST report a terminal's `exitStatus` or a\n"
+    "tool call's final status before the snapshot that removes it."
+)
+_CLOSE_CANCELS = (
+    "The Agent MUST cancel any ongoing work as if `session/cancel` was called, stop the\n"
+    "session's background work, and then free the resources associated with the session."
 )
 
 _ALL: tuple[Clause, ...] = (
@@ -392,6 +429,14 @@ _ALL: tuple[Clause, ...] = (
         "the agent MUST first send a user_message update with content: [].",
     ),
     _C(
+        "RFD-METADATA-NO-CLEAR", "RFD", "MUST NOT", _STREAM, _METADATA_ONLY,
+        out_of_scope="The model agent sends no metadata-only user_message update.",
+    ),
+    _C(
+        "RFD-METADATA-NOT-RESET", "RFD", "MUST NOT", _STREAM, _METADATA_ONLY,
+        out_of_scope="The model agent sends no metadata-only user_message update.",
+    ),
+    _C(
         "RFD-CLIENT-NO-APPEND-OPTIMISTIC", "RFD", "SHOULD NOT", _STREAM,
         "When reconciling an optimistic message, clients should not append "
         "streamed content to their local copy of the submitted prompt; the "
@@ -412,6 +457,15 @@ _ALL: tuple[Clause, ...] = (
         "RFD-FAIL-ANY-WORK", "RFD", "MUST", _FAIL,
         "It applies to any foreground work, including work no prompt started; the "
         "insertion rule below is specific to session/prompt.",
+    ),
+    _C(
+        "RFD-ERROR-OPTIONAL", "RFD", "MAY", _FAIL,
+        "It is optional and nullable; omission and null are equivalent: the Agent "
+        "supplied no error details.",
+        out_of_scope=(
+            "A permission the model agent does not use: every failure in the model "
+            "carries an error object."
+        ),
     ),
     _C(
         "RFD-ERROR-DETAILS", "RFD", "SHOULD", _FAIL,
@@ -479,6 +533,15 @@ _ALL: tuple[Clause, ...] = (
         "The error stop reason is only for failures that end foreground work:",
     ),
     _C(
+        "RFD-FAIL-CONTINUES-NO-STATE", "RFD", "MUST NOT", _FAIL,
+        "Fails, and work continues (a retried request, a failed tool)\tA `notice` or "
+        "a tool call with status `failed`; the state does not change",
+        out_of_scope=(
+            "No property judges the state updates of the steps that report a failure "
+            "the work survives."
+        ),
+    ),
+    _C(
         "RFD-CANCEL-EVEN-IF-ABORT-FAILS", "RFD", "MUST", _FAIL,
         "Work is cancelled, even if aborting raises errors\tIdle `state_update` "
         'with `stopReason: "cancelled"`, as the cancellation rules already require',
@@ -492,6 +555,20 @@ _ALL: tuple[Clause, ...] = (
         "RFD-PROCESS-EXIT-UNREPORTED", "RFD", "NOT REQUIRED", _FAIL,
         "The Agent process exits or the connection is lost\tDetected by the "
         "Client; no update can report it",
+        out_of_scope=(
+            "It requires nothing a run can break: the model sends nothing when the "
+            "agent restarts or a connection is lost, and each client learns of it "
+            "from its own connection."
+        ),
+    ),
+    _C(
+        "RFD-CLIENT-UNKNOWN-STOP-ENDS", "RFD", "MUST", _FAIL,
+        "A v2 Client that predates the error stop reason handles it like any unknown "
+        "stop reason: foreground work has ended, and it shows a generic stopped state.",
+        out_of_scope=(
+            "The model agent sends only stop reasons its clients know, so no client "
+            "meets an unknown one."
+        ),
     ),
     _C("RFD-OPEN-CANCEL-RACES", "RFD", "NOT REQUIRED", _PLAN, _FOLLOW_UPS),
     _C("RFD-OPEN-RESUME-STATE", "RFD", "NOT REQUIRED", _PLAN, _FOLLOW_UPS),
@@ -511,15 +588,25 @@ _ALL: tuple[Clause, ...] = (
     ),
     _C("RFD-COMMAND-REPLAY-SAME-ID", "RFD", "MUST", _FAQ_COMMANDS, _COMMAND_REPLAY),
     _C("RFD-COMMAND-REPLAY-NO-EXEC", "RFD", "MUST NOT", _FAQ_COMMANDS, _COMMAND_REPLAY),
+    _C("RFD-NOTICE-NOT-FATAL", "RFD", "MUST NOT", _FAQ_NOTICE, _NOTICES),
+    _C(
+        "RFD-NOTICE-NO-STATE", "RFD", "MUST NOT", _FAQ_NOTICE, _NOTICES,
+        out_of_scope="No property judges the state updates of the steps that send a notice.",
+    ),
     # =================================================================== 2.4.0
     _C(
-        "S240-CANCELREQ-STILL-RESPOND", "2.4.0", "MUST",
-        "ProtocolLevel / CancelRequestNotification",
+        "S240-CANCELREQ-STILL-RESPOND", "2.4.0", "MUST", "ProtocolLevel / CancelRequestNotification",
         "MUST still send a response for the original request.",
     ),
     _C(
-        "S240-CANCELREQ-IGNORE-ANSWERED", "2.4.0", "MUST",
-        "ProtocolLevel / CancelRequestNotification", _CANCELREQ_IGNORE,
+        "S240-CANCELREQ-RESULT", "2.4.0", "MUST", "ProtocolLevel / CancelRequestNotification",
+        "If it is cancelled, it is either the\n"
+        "   method's defined cancellation result (for example an inserted `session/prompt`, or a\n"
+        "   `cancelled` permission outcome) or an error with code `-32800` (Request Cancelled).",
+    ),
+    _C(
+        "S240-CANCELREQ-IGNORE-ANSWERED", "2.4.0", "MUST", "ProtocolLevel / CancelRequestNotification",
+        _CANCELREQ_IGNORE,
         out_of_scope=(
             "No planned property checks that a $/cancel_request for an "
             "already-answered prompt leaves its work running; only the "
@@ -527,8 +614,53 @@ _ALL: tuple[Clause, ...] = (
         ),
     ),
     _C(
-        "S240-CANCELREQ-NO-SECOND-RESPONSE", "2.4.0", "MUST NOT",
-        "ProtocolLevel / CancelRequestNotification", _CANCELREQ_IGNORE,
+        "S240-CANCELREQ-NO-SECOND-RESPONSE", "2.4.0", "MUST NOT", "ProtocolLevel / CancelRequestNotification",
+        _CANCELREQ_IGNORE,
+    ),
+    _C(
+        "S240-PERM-AGENT-CANCELS", "2.4.0", "SHOULD", "AgentRequest / RequestPermissionRequest",
+        "After `session/cancel`, the agent stops waiting for requests of the cancelled\n"
+        "foreground work and SHOULD cancel them with `$/cancel_request`.",
+        out_of_scope=(
+            "The model agent does not send `$/cancel_request` for its own permission "
+            "requests."
+        ),
+    ),
+    _C(
+        "S240-PERM-CLIENT-ANSWERS-CANCELLED", "2.4.0", "MUST", "AgentRequest / RequestPermissionRequest",
+        "The client\n"
+        "answers a cancelled request with the `cancelled` outcome.",
+        out_of_scope=(
+            "The model agent never cancels a permission request, and the model's "
+            "permission answers carry no outcome."
+        ),
+    ),
+    _C(
+        "S240-REQID-NO-REUSE", "2.4.0", "MUST NOT", "RequestId",
+        "A sender MUST NOT reuse an ID while\n"
+        "a request with it is still awaiting a response.",
+        out_of_scope=(
+            "Wire-only rule of JSON-RPC framing: the model's participants number "
+            "their requests with counters that never repeat, so no run of the model "
+            "can break it."
+        ),
+    ),
+    _C(
+        "S240-ELICIT-CANCEL", "2.4.0", "SHOULD", "CreateElicitationRequest",
+        "Agents SHOULD cancel pending elicitations no longer needed by cancelled work.",
+        out_of_scope=(
+            "The model has no elicitations; its permission requests stand for every "
+            "request that blocks work."
+        ),
+    ),
+    _C(
+        "S240-NEW-NO-OVERWRITE", "2.4.0", "MUST NOT", "NewSessionResponse",
+        "Clients MUST NOT overwrite\n"
+        "an already-reported state when the response arrives.",
+        out_of_scope=(
+            "Wire-only rule: the model has one session, which exists before the run "
+            "starts, so no `session/new` response ever arrives."
+        ),
     ),
     _C(
         "S240-RESUME-STATE-BEFORE-RESPONSE", "2.4.0", "MUST", "ResumeSessionResponse",
@@ -536,17 +668,221 @@ _ALL: tuple[Clause, ...] = (
         "replay and before this response, even without replay.",
     ),
     _C(
+        "S240-RESUME-RESPONSE-NOT-IDLE", "2.4.0", "MUST NOT", "ResumeSessionResponse",
+        "The response alone does not imply `idle`.",
+    ),
+    _C(
+        "S240-RESPONSE-ECHO-LIVE", "2.4.0", "MUST", "PromptResponse / messageId",
+        "Agents must echo the message during the live session, but are\n"
+        "not required to retain it.",
+    ),
+    _C(
+        "S240-RESPONSE-REPLAY-KEEPS-ID", "2.4.0", "MUST", "PromptResponse / messageId",
+        "If retained and replayed, the message keeps this identifier.",
+    ),
+    _C(
+        "S240-MESSAGEID-PER-TYPE", "2.4.0", "MAY", "MessageId",
+        "Each message type, such as user messages, agent messages, and agent thoughts,\n"
+        "has its own ID space: messages of different types may share an ID and remain\n"
+        "distinct messages.",
+        out_of_scope=(
+            "The model has user messages only, so per-type ID spaces and one ID space "
+            "coincide."
+        ),
+    ),
+    _C(
+        "S240-CLIENT-ACCEPT-TOOL-UPDATES", "2.4.0", "SHOULD", "AgentNotification / UpdateSessionNotification",
+        "Note: Clients SHOULD continue accepting tool call updates even after\n"
+        "sending a `session/cancel` notification, as the agent may send final\n"
+        "updates before reporting an idle `state_update` with the cancelled\n"
+        "stop reason.",
+        out_of_scope=(
+            "The model's clients keep no tool call state, so no property can see a "
+            "client drop a tool call update."
+        ),
+    ),
+    _C(
+        "S240-UPSERT-OMITTED-UNCHANGED", "2.4.0", "MUST", "UserMessage",
+        "`content` has patch semantics:\n"
+        "an omitted field leaves existing message content unchanged, `null` clears the\n"
+        "value, and a concrete array replaces the previous value.",
+        out_of_scope=(
+            "The model agent sends no user_message without `content`."
+        ),
+    ),
+    _C(
+        "S240-UPSERT-CONTENT-REPLACES", "2.4.0", "MUST", "UserMessage",
+        "When\n"
+        "a `user_message` update includes `content`, that array replaces any content\n"
+        "previously accumulated for the message, including content from earlier\n"
+        "chunks.",
+    ),
+    _C(
+        "S240-BACKGROUND-ANNOUNCE", "2.4.0", "MUST", "BackgroundWork",
+        _BACKGROUND_ITEMS,
+        out_of_scope=(
+            "The model has no background work: every tool call belongs to the "
+            "foreground work that started it."
+        ),
+    ),
+    _C(
+        "S240-BACKGROUND-FINAL-BEFORE-REMOVAL", "2.4.0", "MUST", "BackgroundWork",
+        _BACKGROUND_ITEMS,
+        out_of_scope=(
+            "The model has no background work: every tool call belongs to the "
+            "foreground work that started it."
+        ),
+    ),
+    _C(
+        "S240-BACKGROUND-EVERY-UPDATE", "2.4.0", "MUST", "RunningStateUpdate / background",
+        "An Agent that reports background work MUST include it on every state\n"
+        "update for the session.",
+        out_of_scope=(
+            "The model has no background work, so its state updates never carry a "
+            "`background` list."
+        ),
+    ),
+    _C(
+        "S240-STOP-SHOULD-INCLUDE", "2.4.0", "SHOULD", "IdleStateUpdate",
+        "Agents SHOULD include a `stopReason` when the idle transition ends foreground\n"
+        "work.",
+        out_of_scope=(
+            "Met by construction: every idle that ends work in the model carries a "
+            "stop reason, and no property reads its absence."
+        ),
+    ),
+    _C(
+        "S240-STOP-OMITTED-NOT-REPORTED", "2.4.0", "MUST", "IdleStateUpdate",
+        "Receivers treat an omitted, `null`, or malformed `stopReason` as the agent not\n"
+        "reporting one.",
+        out_of_scope=(
+            "The model agent never omits the stop reason of an idle that ends work, "
+            "so no client meets one that matters."
+        ),
+    ),
+    _C(
         "S240-STOP-REPEATED-NOT-COUNTED", "2.4.0", "MUST NOT", "IdleStateUpdate",
         "They MUST NOT be counted as new completions, cancellations, or additional usage.",
     ),
     _C(
-        "S240-STOP-CANCELLED-CATCH", "2.4.0", "MUST", "IdleStateUpdate / cancelled",
-        "Agents MUST catch these errors and report `cancelled`, not\n`error`.",
+        "S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED", "2.4.0", "MUST", "IdleStateUpdate / cancelled",
+        "Work the agent\n"
+        "stops for its own reasons uses another reason, such as `error` for an\n"
+        "internal timeout.",
+        out_of_scope=(
+            "No property judges where `cancelled` appears without a cancellation; "
+            "only the other direction is checked."
+        ),
     ),
     _C(
-        "S240-STATE-REPORT-RUNNING", "2.4.0", "MUST", "StateUpdate", _RUNNING_IDLE,
+        "S240-STOP-CANCELLED-REPORT", "2.4.0", "MUST", "IdleStateUpdate / cancelled",
+        "Agents MUST report this stop reason on an idle `state_update` when\n"
+        "cancellation ends active foreground work, even if aborting causes\n"
+        "exceptions.",
     ),
-    _C("S240-STATE-REPORT-IDLE", "2.4.0", "MUST", "StateUpdate", _RUNNING_IDLE),
+    _C(
+        "S240-STOP-CANCELLED-CATCH", "2.4.0", "MUST", "IdleStateUpdate / cancelled",
+        "Agents MUST catch these errors and report `cancelled`, not\n"
+        "`error`.",
+    ),
+    _C(
+        "S240-STOP-ERROR-PRE-INSERTION", "2.4.0", "MUST", "IdleStateUpdate / error",
+        "A prompt failure before\n"
+        "insertion also requires an error response to `session/prompt`.",
+        out_of_scope=(
+            "The model does not tie a failure of work that runs before insertion to "
+            "the prompt it runs for."
+        ),
+    ),
+    _C(
+        "S240-STOP-CUSTOM-UNDERSCORE", "2.4.0", "MAY", "IdleStateUpdate / other",
+        "Values beginning with `_` are reserved for implementation-specific\n"
+        "extensions.",
+        out_of_scope=(
+            "A permission the model agent does not use: its stop reasons are the six "
+            "the schema names."
+        ),
+    ),
+    _C(
+        "S240-STOP-UNKNOWN-RESERVED", "2.4.0", "MUST NOT", "IdleStateUpdate / other",
+        "Unknown values that do not begin with `_` are reserved for\n"
+        "future ACP variants.",
+        out_of_scope=(
+            "The model agent sends only stop reasons the schema names, so no property "
+            "can see an unknown one."
+        ),
+    ),
+    _C(
+        "S240-REQACTION-SHOULD-REPORT", "2.4.0", "SHOULD", "RequiresActionStateUpdate",
+        "Agents SHOULD report this state when foreground work cannot progress without\n"
+        "user action.",
+        out_of_scope=(
+            "Met by construction: the model agent sends `requires_action` with every "
+            "permission request, and no property reads its absence."
+        ),
+    ),
+    _C(
+        "S240-REQACTION-THEN-RUNNING", "2.4.0", "MUST", "RequiresActionStateUpdate",
+        "Once reported, agents MUST report\n"
+        "`running` when progress resumes, or `idle` if the work ends without resuming.",
+    ),
+    _C(
+        "S240-STATE-REPORT-RUNNING", "2.4.0", "MUST", "StateUpdate",
+        _RUNNING_IDLE,
+    ),
+    _C(
+        "S240-STATE-REPORT-IDLE", "2.4.0", "MUST", "StateUpdate",
+        _RUNNING_IDLE,
+    ),
+    _C(
+        "S240-STATE-RUNNING-BEFORE-INSERTION", "2.4.0", "MAY", "StateUpdate",
+        "`running` may precede user-message insertion, for example during a foreground\n"
+        "hook.",
+        out_of_scope=(
+            "A permission, explored by work that starts before insertion "
+            "(`Config.hook`); no property rejects it."
+        ),
+    ),
+    _C(
+        "S240-STATE-REJECT-NOT-END", "2.4.0", "MUST NOT", "StateUpdate",
+        "It is not acknowledgment of insertion, and rejecting a prompt does not\n"
+        "itself end foreground work.",
+        out_of_scope=(
+            "No property judges the state updates a rejection sends."
+        ),
+    ),
+    _C(
+        "S240-STATE-BACKGROUND-NO-CHANGE", "2.4.0", "MUST NOT", "StateUpdate",
+        "Those notifications, including a detached task's progress or\n"
+        "completion, do not by themselves change this state.",
+        out_of_scope=(
+            "No property judges the state updates of the steps that report background "
+            "activity."
+        ),
+    ),
+    _C(
+        "S240-STATE-SHOULD-REQUIRES-ACTION", "2.4.0", "SHOULD", "StateUpdate",
+        "The agent SHOULD report `requires_action` when the foreground workflow as a\n"
+        "whole cannot progress without user action, including permissions or elicitations.",
+        out_of_scope=(
+            "Met by construction: the model agent sends `requires_action` with every "
+            "permission request, and no property reads its absence."
+        ),
+    ),
+    _C(
+        "S240-STATE-RESUME-RUNNING", "2.4.0", "MUST", "StateUpdate",
+        "Once reported, it MUST report `running` when progress resumes, or `idle` when\n"
+        "work ends without resuming.",
+    ),
+    _C(
+        "S240-STATE-IGNORE-LATE-RESPONSES", "2.4.0", "SHOULD", "StateUpdate",
+        "Agents SHOULD ignore\n"
+        "responses for work that has already ended rather than use them to resume it.",
+        out_of_scope=(
+            "No property judges what the agent does with an answer to a permission "
+            "request of work that has ended."
+        ),
+    ),
     _C(
         "S240-STATE-NEW-IDLE", "2.4.0", "MUST", "StateUpdate",
         "A new session defaults to idle until a state update reports otherwise.",
@@ -561,52 +897,243 @@ _ALL: tuple[Clause, ...] = (
         "The agent MUST report `idle` when no foreground activity remains.",
     ),
     _C(
+        "S240-STATE-LOCAL-COMMANDS", "2.4.0", "MUST", "StateUpdate",
+        "Local commands use the same lifecycle even without model work.",
+        out_of_scope=(
+            "The model agent runs a command as ordinary work (`running`, then "
+            "`idle`), and no property tells command work from prompt work."
+        ),
+    ),
+    _C(
+        "S240-STATE-STANDARD-STATES", "2.4.0", "MUST", "StateUpdate / other",
+        "Unless the Client advertised support for this state, Agents MUST still\n"
+        "report the standard states.",
+        out_of_scope=(
+            "The model agent reports only the standard states; a custom state appears "
+            "only in the FAQ variant `failed-state`."
+        ),
+    ),
+    _C(
+        "S240-STATE-CLIENT-UNKNOWN-BUSY", "2.4.0", "MUST NOT", "StateUpdate / other",
+        "Clients MUST NOT treat an unrecognized state as `idle` or present the\n"
+        "previous state as confirmed, and show a generic busy state until a known\n"
+        "state arrives.",
+        out_of_scope=(
+            "The model agent reports only the standard states; a custom state appears "
+            "only in the FAQ variant `failed-state`."
+        ),
+    ),
+    _C(
+        "S240-NOTICE-NOT-RELIED-ON", "2.4.0", "MUST NOT", "Notice",
+        "Agents must not rely on\n"
+        "a notice being received, displayed, or seen by the user.",
+    ),
+    _C(
+        "S240-CLOSE-CANCELS-WORK", "2.4.0", "MUST", "ClientRequest / CloseSessionRequest",
+        _CLOSE_CANCELS,
+        out_of_scope=(
+            "The model has no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-CLOSE-STOPS-BACKGROUND", "2.4.0", "MUST", "ClientRequest / CloseSessionRequest",
+        _CLOSE_CANCELS,
+        out_of_scope=(
+            "The model has no background work and no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-PROMPT-ACCEPTANCE", "2.4.0", "MUST NOT", "ClientRequest / PromptRequest",
+        "Acceptance means adding a logical user message with an ID and a position\n"
+        "relative to other messages in the ACP conversation, not receipt or queueing.",
+    ),
+    _C(
         "S240-PROMPT-RETURN-ID", "2.4.0", "MUST", "ClientRequest / PromptRequest",
         "The Agent MUST return the inserted message's ID without waiting for\n"
         "processing to finish.",
     ),
     _C(
-        "S240-PROMPT-NEITHER-PRECEDES", "2.4.0", "MUST NOT",
-        "ClientRequest / PromptRequest",
+        "S240-PROMPT-NEITHER-PRECEDES", "2.4.0", "MUST NOT", "ClientRequest / PromptRequest",
         "This notification may arrive before or after the response, but neither may\n"
         "precede insertion.",
     ),
     _C(
-        "S240-PROMPT-NO-ERROR-AFTER-INSERT", "2.4.0", "MUST NOT",
-        "ClientRequest / PromptRequest",
-        "Once it is\ninserted, the Agent MUST NOT answer with an error, even if the "
-        "work fails\nbefore the response is sent.",
+        "S240-PROMPT-NO-ERROR-AFTER-INSERT", "2.4.0", "MUST NOT", "ClientRequest / PromptRequest",
+        "Once it is\n"
+        "inserted, the Agent MUST NOT answer with an error, even if the work fails\n"
+        "before the response is sent.",
     ),
     _C(
-        "S240-PROMPT-REJECTED-NO-ECHO", "2.4.0", "MUST NOT",
-        "ClientRequest / PromptRequest",
+        "S240-PROMPT-FAILURE-ERROR-STOP", "2.4.0", "MUST", "ClientRequest / PromptRequest",
+        "It ends that work with the `error` stop reason.",
+    ),
+    _C(
+        "S240-PROMPT-REJECTED-NO-ECHO", "2.4.0", "MUST NOT", "ClientRequest / PromptRequest",
         "A rejected submission produces no user-message updates.",
     ),
     _C(
-        "S240-CANCEL-SCOPE", "2.4.0", "MUST",
-        "ClientNotification / CancelSessionNotification",
-        "Cancels a session's foreground work and its prompts not yet inserted.",
+        "S240-PROMPT-REJECT-NOT-IDLE", "2.4.0", "MUST NOT", "ClientRequest / PromptRequest",
+        "Foreground state\n"
+        "follows its normal lifecycle independently of the request outcome:\n"
+        "`running` may precede insertion, and rejection alone does not imply `idle`.",
+        out_of_scope=(
+            "No property judges the state updates a rejection sends."
+        ),
     ),
     _C(
-        "S240-CANCEL-IDLE-CANCELLED", "2.4.0", "MUST",
-        "ClientNotification / CancelSessionNotification",
+        "S240-CLOSE-SILENT-AFTER-RESPONSE", "2.4.0", "MUST NOT", "CloseSessionRequest",
+        "After the close response, the Agent\n"
+        "sends no other messages for the session on that connection.",
+        out_of_scope=(
+            "The model has no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-CLOSE-MISSING-SUCCEEDS", "2.4.0", "SHOULD", "CloseSessionRequest",
+        "Closing a session that does not exist or is not active SHOULD succeed, and Clients SHOULD\n"
+        "treat a `-32002` response as a successful close.",
+        out_of_scope=(
+            "Wire-only rule: the model has one session, which exists for the whole "
+            "run."
+        ),
+    ),
+    _C(
+        "S240-CLOSE-IDLE-BEFORE-RESPONSE", "2.4.0", "MUST", "CloseSessionRequest",
+        "When closing cancels active foreground work, the Agent MUST send the final\n"
+        'updates for that work and the idle `state_update` with `stopReason: "cancelled"`\n'
+        "before responding successfully to `session/close`.",
+        out_of_scope=(
+            "The model has no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-CLOSE-CANCELS-HELD", "2.4.0", "MUST", "CloseSessionRequest",
+        "Closing also cancels pending `session/prompt` requests whose messages have not\n"
+        "been inserted, including held prompts.",
+        out_of_scope=(
+            "The model has no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-CLOSE-HELD-ANSWERED-32800", "2.4.0", "MUST", "CloseSessionRequest",
+        "If closing prevents a prompt's user message from being inserted, the\n"
+        "Agent MUST answer that request with `-32800` (Request Cancelled).",
+        out_of_scope=(
+            "The model has no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-CLOSE-INSERTED-SUCCEEDS", "2.4.0", "MUST", "CloseSessionRequest",
+        "If the message\n"
+        "has already been inserted, the Agent MUST respond successfully with its\n"
+        "`messageId`.",
+        out_of_scope=(
+            "The model has no `session/close`."
+        ),
+    ),
+    _C(
+        "S240-PERM-CANCELLED-NOT-PROCEED", "2.4.0", "MUST NOT", "RequestPermissionOutcome / cancelled",
+        "Agents MUST NOT proceed with the operation.",
+        out_of_scope=(
+            "The model's permission requests carry no operation, so proceeding with "
+            "one cannot be told from going on with the rest of the work."
+        ),
+    ),
+    _C(
+        "S240-PERM-CLIENT-MAY-CANCEL", "2.4.0", "MAY", "RequestPermissionOutcome / cancelled",
+        "After sending `session/cancel`, the client MAY also send it\n"
+        "without waiting for `$/cancel_request`, for a request it knows belongs to the\n"
+        "cancelled foreground work.",
+        out_of_scope=(
+            "The model's permission answers carry no outcome."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-SCOPE", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
+        "Cancels a session's foreground work and its prompts not yet inserted.",
+        out_of_scope=(
+            "No property judges whether `session/cancel` also cancels the prompts not "
+            "yet inserted: the model only explores the choice "
+            "(`Rules.cancel_rejects_held`)."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-NOT-BACKGROUND", "2.4.0", "MUST NOT", "ClientNotification / CancelSessionNotification",
+        "Work in the latest `background` list is not covered and keeps running.",
+        out_of_scope=(
+            "The model has no background work."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-STOP-SOON", "2.4.0", "SHOULD", "ClientNotification / CancelSessionNotification",
+        "Upon receiving this notification, the Agent SHOULD stop all language model\n"
+        "requests and all tool call invocations of the cancelled foreground work as soon\n"
+        "as possible.",
+        out_of_scope=(
+            "The phrase as soon as possible sets no bound a finite model can check: "
+            "the model agent ends cancelled work at any later step."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-PERM-STOP-WAITING", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
+        "The Agent MUST stop waiting for pending `session/request_permission` requests of\n"
+        "the cancelled work and treat them as not approved.",
+        out_of_scope=(
+            "No property judges whether cancelled work waits for the answer to its "
+            "permission request."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-PERM-CANCEL-REQUEST", "2.4.0", "SHOULD", "ClientNotification / CancelSessionNotification",
+        "It SHOULD cancel each of them\n"
+        "with `$/cancel_request`.",
+        out_of_scope=(
+            "The model agent does not send `$/cancel_request` for its own permission "
+            "requests."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-IDLE-CANCELLED", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
         "After all ongoing operations have been successfully aborted and pending\n"
         "updates have been sent, the Agent MUST send an idle `state_update` session\n"
         "update with the `cancelled` stop reason if cancellation ended active\n"
         "foreground work.",
     ),
     _C(
-        "S240-CANCEL-UPDATES-MAY", "2.4.0", "MAY",
-        "ClientNotification / CancelSessionNotification", _CANCEL_UPDATES,
+        "S240-CANCEL-NO-WORK-NO-UPDATE", "2.4.0", "NOT REQUIRED", "ClientNotification / CancelSessionNotification",
+        "No additional completion update is required if no\n"
+        "foreground work was active.",
         out_of_scope=(
-            "A permission that no agent behaviour can violate: the model lets "
-            "cancelled work emit updates after session/cancel, and only their "
-            "order (S240-CANCEL-UPDATES-BEFORE-IDLE) is checked."
+            "It requires nothing: the model agent sends nothing for a "
+            "`session/cancel` that finds no work."
         ),
     ),
     _C(
-        "S240-CANCEL-UPDATES-BEFORE-IDLE", "2.4.0", "MUST",
-        "ClientNotification / CancelSessionNotification", _CANCEL_UPDATES,
+        "S240-CANCEL-IGNORE-LATE-ANSWERS", "2.4.0", "SHOULD", "ClientNotification / CancelSessionNotification",
+        "After cancellation completes, the Agent SHOULD ignore late answers rather\n"
+        "than use them to resume the cancelled work.",
+        out_of_scope=(
+            "No property judges what the agent does with a late answer to a "
+            "permission request of cancelled work."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-ABORT-ERRORS", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
+        "Agents MUST catch errors caused by aborting cancelled work and report the\n"
+        "`cancelled` stop reason, not `error`.",
+    ),
+    _C(
+        "S240-CANCEL-UPDATES-MAY", "2.4.0", "MAY", "ClientNotification / CancelSessionNotification",
+        _CANCEL_UPDATES,
+        out_of_scope=(
+            "A permission the model agent does not use: once a `session/cancel` "
+            "reaches it, its work makes no more progress, and the only updates before "
+            "the cancelled idle are the failed tool calls sent with it."
+        ),
+    ),
+    _C(
+        "S240-CANCEL-UPDATES-BEFORE-IDLE", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
+        _CANCEL_UPDATES,
     ),
 )
 
@@ -631,10 +1158,13 @@ IMPLIED_LEVEL: frozenset[str] = frozenset({
     "RFD-LOST-NO-GUESS",
     "RFD-RETRY-NOT-ASSUMED-SAFE",
     "RFD-ID-IMPORTED",
+    "RFD-METADATA-NO-CLEAR",
+    "RFD-METADATA-NOT-RESET",
     "RFD-CLIENT-NO-APPEND-OPTIMISTIC",
     "RFD-FAIL-ERROR-IDLE",
     "RFD-ERROR-MEANING",
     "RFD-FAIL-ANY-WORK",
+    "RFD-ERROR-OPTIONAL",
     "RFD-ERROR-FIELD-ONLY",
     "RFD-FAIL-STILL-SUCCEEDS",
     "RFD-ERROR-MEANS-NOT-INSERTED",
@@ -644,9 +1174,11 @@ IMPLIED_LEVEL: frozenset[str] = frozenset({
     "RFD-FAIL-NO-UNDO",
     "RFD-RETRY-NEW-MESSAGE",
     "RFD-ERROR-ONLY-ENDING-FAILURES",
+    "RFD-FAIL-CONTINUES-NO-STATE",
     "RFD-CANCEL-EVEN-IF-ABORT-FAILS",
     "RFD-BACKGROUND-FAILURE-NO-STOP",
     "RFD-PROCESS-EXIT-UNREPORTED",
+    "RFD-CLIENT-UNKNOWN-STOP-ENDS",
     "RFD-OPEN-CANCEL-RACES",
     "RFD-OPEN-RESUME-STATE",
     "RFD-OPEN-RETRIES-OUTSIDE",
@@ -654,10 +1186,37 @@ IMPLIED_LEVEL: frozenset[str] = frozenset({
     "RFD-RETRY-DISTINCT",
     "RFD-COMMAND-REPLAY-SAME-ID",
     "RFD-COMMAND-REPLAY-NO-EXEC",
+    "RFD-NOTICE-NOT-FATAL",
+    "RFD-NOTICE-NO-STATE",
+    "S240-CANCELREQ-RESULT",
+    "S240-PERM-CLIENT-ANSWERS-CANCELLED",
+    "S240-RESUME-RESPONSE-NOT-IDLE",
+    "S240-RESPONSE-ECHO-LIVE",
+    "S240-RESPONSE-REPLAY-KEEPS-ID",
+    "S240-MESSAGEID-PER-TYPE",
+    "S240-UPSERT-OMITTED-UNCHANGED",
+    "S240-UPSERT-CONTENT-REPLACES",
+    "S240-STOP-OMITTED-NOT-REPORTED",
+    "S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",
+    "S240-STOP-ERROR-PRE-INSERTION",
+    "S240-STOP-CUSTOM-UNDERSCORE",
+    "S240-STOP-UNKNOWN-RESERVED",
+    "S240-STATE-RUNNING-BEFORE-INSERTION",
+    "S240-STATE-REJECT-NOT-END",
+    "S240-STATE-BACKGROUND-NO-CHANGE",
     "S240-STATE-NEW-IDLE",
+    "S240-STATE-LOCAL-COMMANDS",
+    "S240-NOTICE-NOT-RELIED-ON",
+    "S240-PROMPT-ACCEPTANCE",
     "S240-PROMPT-NEITHER-PRECEDES",
+    "S240-PROMPT-FAILURE-ERROR-STOP",
     "S240-PROMPT-REJECTED-NO-ECHO",
+    "S240-PROMPT-REJECT-NOT-IDLE",
+    "S240-CLOSE-SILENT-AFTER-RESPONSE",
+    "S240-CLOSE-CANCELS-HELD",
     "S240-CANCEL-SCOPE",
+    "S240-CANCEL-NOT-BACKGROUND",
+    "S240-CANCEL-NO-WORK-NO-UPDATE",
 })
 
 
