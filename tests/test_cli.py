@@ -43,7 +43,7 @@ def test_a_seeded_bug_fails_the_check_with_its_counterexample(capsys):
         (["check", "--config", "nope"], "unknown configuration 'nope'"),
         (["check", "--bug", "nope"], "unknown bug 'nope'"),
         (["check", "--frobnicate"], "unrecognized arguments: --frobnicate"),
-        (["check", "--config", "tiny", "--max-states", "0"], "--max-states must be positive"),
+        (["check", "--config", "tiny", "--max-states", "0"], "--max-states: must be positive"),
         (["check", "--config", "multi-client", "--max-states", "50"], "passed 50 states"),
         (["nonsense"], "invalid choice"),
         (["check", "--config", "fuzz"], "too large for exhaustive search"),

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .common import UsageError
+from .common import UsageError, path_argument
 
 
 def register(sub) -> None:
     p = sub.add_parser("bridge", help="bridge a JSON-RPC transcript between ACP v1 and v2 (prompt lifecycle)")
-    p.add_argument("file", metavar="FILE")
+    path_argument(p, "file", kind="in-file", metavar="FILE")
     p.add_argument("--to", required=True, choices=("v1", "v2"))
     p.add_argument("--insertion", choices=("echo", "immediate"), help="--to v2: the bridge's insertion point (default echo)")
     p.add_argument("--background", choices=("forward", "drop"), help="--to v1: updates outside a v1 turn (default forward)")

@@ -22,6 +22,8 @@ from .common import (
     add_json,
     console,
     output_dir,
+    path_argument,
+    positive_int,
     print_json,
     print_table,
     refuse_options,
@@ -33,10 +35,10 @@ def register(sub) -> None:
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
     p.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
     add_json(p, "print the result as JSON (traces included unless --no-traces)")
-    p.add_argument("--max-states", type=int, default=3_000_000, help="stop with an error past this many states per member")
+    p.add_argument("--max-states", type=positive_int, default=3_000_000, help="stop with an error past this many states per member")
     p.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
-    p.add_argument("--diagrams", metavar="DIR", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
-    p.add_argument("--export-traces", metavar="DIR", help="write each counterexample as a JSON Lines transcript into DIR")
+    path_argument(p, "--diagrams", kind="out-dir", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
+    path_argument(p, "--export-traces", kind="out-dir", help="write each counterexample as a JSON Lines transcript into DIR")
     add_force(p, "files in a non-empty --diagrams or --export-traces directory")
     p.add_argument("--bridge", choices=("to-v1", "to-v2"),
                    help="check a bridged configuration: every run of the model through a v1<->v2 bridge "
@@ -140,8 +142,6 @@ def _check(args) -> int:
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
     rules = get_bug(args.bug).rules if args.bug is not None else RFD_RULES
-    if args.max_states < 1:
-        raise UsageError(f"--max-states must be positive, not {args.max_states}")
     if args.export_traces is not None:
         output_dir(args.export_traces, option="--export-traces", force=args.force)
     if args.diagrams is not None:

@@ -47,8 +47,11 @@ __all__ = [
     "add_json",
     "print_json",
     "add_force",
+    "path_argument",
+    "positive_int",
     "output_file",
     "output_dir",
+    "checkout",
     "input_file",
     "load_json",
     "check_shape",
@@ -94,6 +97,37 @@ def add_json(p: argparse.ArgumentParser, help: str = "print the result as JSON (
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+# --- arguments the tests can drive with bad values ---------------------------------
+
+#: The kinds of path arguments (``path_argument``): what a test feeds each one.
+PATH_KINDS = ("in-file", "in-json", "out-file", "out-dir")
+
+
+def path_argument(p: argparse.ArgumentParser, *flags: str, kind: str, suffixes: Sequence[str] = (), **kw) -> argparse.Action:
+    """Add a path argument and tag it with its ``kind`` (one of :data:`PATH_KINDS`),
+    so that tests/test_cli_inputs.py feeds it missing, existing, unreadable and
+    misshapen paths. Check the value with :func:`input_file`, :func:`load_json`,
+    :func:`output_file` or :func:`output_dir` before any work."""
+    if kind not in PATH_KINDS:
+        raise ValueError(f"kind must be one of {PATH_KINDS}")
+    kw.setdefault("metavar", "DIR" if kind == "out-dir" else "FILE")
+    action = p.add_argument(*flags, **kw)
+    action.path_kind = kind
+    action.suffixes = tuple(suffixes)
+    return action
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be positive, not {n}")
+    return n
 
 
 # --- output paths -------------------------------------------------------------------
@@ -172,6 +206,20 @@ def output_dir(path: str | os.PathLike, *, option: str | None = None, force: boo
     else:
         _check_parent(p.parent if str(p.parent) else Path("."), label)
     return p
+
+
+def checkout() -> Path | None:
+    """The current directory when it is the acp-lifecycle project's checkout (its
+    pyproject.toml names the project), else None: generated files (docs/,
+    diagrams/) are written by default only there."""
+    import tomllib
+
+    here = Path.cwd()
+    try:
+        data = tomllib.loads((here / "pyproject.toml").read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    return here if data.get("project", {}).get("name") == "acp-lifecycle" else None
 
 
 # --- input files ---------------------------------------------------------------------

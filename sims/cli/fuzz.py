@@ -11,17 +11,17 @@ from acp_lifecycle.model.bugs import get_bug
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import UsageError, console
+from .common import UsageError, add_json, console, positive_int
 
 
 def register(sub) -> None:
     p = sub.add_parser("fuzz", help="random stateful exploration with Hypothesis, shrinking a failure to a minimal run")
     p.add_argument("--config", default="fuzz", help="named configuration or member (default: fuzz, 3 clients x 3 prompts)")
     p.add_argument("--bug", help="fuzz a seeded bug instead of the RFD's rules")
-    p.add_argument("--examples", type=int, default=200, help="random runs per member (default: 200)")
-    p.add_argument("--steps", type=int, default=60, help="steps drawn per run (default: 60)")
+    p.add_argument("--examples", type=positive_int, default=200, help="random runs per member (default: 200)")
+    p.add_argument("--steps", type=positive_int, default=60, help="steps drawn per run (default: 60)")
     p.add_argument("--seed", type=int, default=0, help="random seed: same seed, same result (default: 0)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_json(p)
 
     p.set_defaults(run=_fuzz)
 
@@ -31,7 +31,7 @@ def _fuzz(args) -> int:
     from acp_lifecycle.sims.search.fuzz import fuzz
 
     suite = get_suite(args.config)
-    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
+    rules = get_bug(args.bug).rules if args.bug is not None else RFD_RULES
     if not 1 <= args.examples <= 1_000_000:
         raise UsageError(f"--examples must be between 1 and 1000000, not {args.examples}")
     if not 1 <= args.steps <= 10_000:

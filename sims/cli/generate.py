@@ -1,60 +1,104 @@
-"""`acp-lifecycle diagrams` and `docs`: the generated artifacts."""
+"""`acp-lifecycle diagrams` and `docs`: the generated artifacts.
+
+Both write into the project's checkout by default (``diagrams/``,
+``docs/``) and refuse to run elsewhere without ``--out``: outside the
+checkout there is no ``docs/diagrams.md`` to keep in step.
+"""
 
 from __future__ import annotations
 
-from .common import UsageError
+import sys
+from pathlib import Path
+
+from .common import UsageError, add_force, add_json, checkout, output_dir, path_argument, print_json, refuse_options
+
+DIAGRAM_FORMATS = ("mermaid", "dot", "svg", "png")
 
 
 def register(sub) -> None:
     p = sub.add_parser("diagrams", help="regenerate the diagrams from the model (diagrams/, docs/diagrams.md)")
-    p.add_argument("--out", default="diagrams", help="directory to write (default: diagrams)")
-    p.add_argument("--format", default="mermaid,dot,svg,png", help="comma-separated: mermaid,dot,svg,png")
+    path_argument(p, "--out", kind="out-dir",
+                  help="directory to write (default: diagrams/ of the checkout, and docs/diagrams.md with it)")
+    p.add_argument("--format", default=",".join(DIAGRAM_FORMATS), help="comma-separated: mermaid,dot,svg,png")
     p.add_argument("--check", action="store_true", help="exit 1 if the committed text diagrams are stale; write nothing")
+    add_force(p, "files in a non-empty --out directory")
+    add_json(p, "print what was written (or what is stale) as JSON")
 
     p.set_defaults(run=_diagrams)
 
     p = sub.add_parser("docs", help="regenerate docs/clauses.md and docs/bugs.md")
-    p.add_argument("--out", default="docs", help="directory to write (default: docs)")
+    path_argument(p, "--out", kind="out-dir", help="directory to write (default: docs/ of the checkout)")
     p.add_argument("--check", action="store_true", help="exit 1 if the files there are stale, write nothing")
+    add_force(p, "files in a non-empty --out directory")
+    add_json(p, "print what was written (or what is stale) as JSON")
     p.set_defaults(run=_docs)
 
 
-def _diagrams(args) -> int:
-    from pathlib import Path
+def _where(args, default: str) -> tuple[Path, bool]:
+    """(the directory to write or check, whether it is the checkout's own)."""
+    root = checkout()
+    own = root / default if root else None
+    if args.out is None:
+        if own is None:
+            raise UsageError(f"not in the acp-lifecycle checkout (no pyproject.toml of acp-lifecycle here): "
+                             f"run from it, or pass --out DIR")
+        return own, True
+    out = Path(args.out)
+    return out, own is not None and out.resolve() == own.resolve()
 
+
+def _report(args, written: list[Path] | None = None, stale: list[Path] | None = None) -> int:
+    if stale is not None:
+        if args.json:
+            print_json({"ok": not stale, "stale": [str(p) for p in stale]})
+        else:
+            for p in stale:
+                print(f"stale: {p}")
+        return 1 if stale else 0
+    if args.json:
+        print_json({"wrote": [str(p) for p in written]})
+    else:
+        for p in written:
+            print(f"wrote {p}")
+    return 0
+
+
+def _diagrams(args) -> int:
     from acp_lifecycle.sims.diagrams import stale, write_all, write_docs
 
-    out = Path(args.out)
+    out, own = _where(args, "diagrams")
     if args.check:
-        old = stale(out)
-        for p in old:
-            print(f"stale: {p}")
-        return 1 if old else 0
+        refuse_options(args, "with --check (it compares the text diagrams, mermaid and dot)", "--format", "--force")
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out}: is a file, not a directory")
+        return _report(args, stale=stale(out))
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
-    try:
-        written = write_all(out, formats)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if out == Path("diagrams"):
-        written.append(write_docs("docs/diagrams.md"))
-    for p in written:
-        print(f"wrote {p}")
-    return 0
+    if not formats:
+        raise UsageError(f"--format: give at least one of {', '.join(DIAGRAM_FORMATS)}")
+    bad = [f for f in formats if f not in DIAGRAM_FORMATS]
+    if bad:
+        raise UsageError(f"--format: unknown format {bad[0]!r}; choose from {', '.join(DIAGRAM_FORMATS)}")
+    output_dir(out, option="--out", force=args.force, generated=own)
+    docs = out.parent / "docs" / "diagrams.md" if own else None
+    if docs is not None:
+        output_dir(docs.parent, option="docs/", generated=True)
+    written = write_all(out, formats)
+    if docs is not None:
+        written.append(write_docs(docs))
+    elif not args.json:
+        print("docs/diagrams.md not written: --out is not the checkout's diagrams/", file=sys.stderr)
+    return _report(args, written)
 
 
 def _docs(args) -> int:
-    from pathlib import Path
-
     from acp_lifecycle.sims.docsgen import GENERATED, write
 
-    out = Path(args.out)
+    out, own = _where(args, "docs")
     if args.check:
-        stale = [n for n, make in GENERATED.items() if not (out / n).exists() or (out / n).read_text() != make()]
-        for n in stale:
-            print(f"stale: {out / n}")
-        return 1 if stale else 0
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {out} exists and is not a directory")
-    for path in write(out):
-        print(f"wrote {path}")
-    return 0
+        refuse_options(args, "with --check", "--force")
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"--out {out}: is a file, not a directory")
+        return _report(args, stale=[out / n for n, make in GENERATED.items()
+                                    if not (out / n).is_file() or (out / n).read_text() != make()])
+    output_dir(out, option="--out", force=args.force, generated=own)
+    return _report(args, write(out))

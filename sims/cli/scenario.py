@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-from rich.table import Table
+from .common import (
+    Column,
+    UsageError,
+    add_force,
+    add_json,
+    console,
+    output_file,
+    path_argument,
+    print_json,
+    print_table,
+    refuse_options,
+)
 
-from .common import UsageError, console
+
+SUFFIXES = (".mmd", ".mermaid", ".md", ".png", ".svg")
 
 
 def register(sub) -> None:
@@ -15,29 +26,42 @@ def register(sub) -> None:
     p.add_argument("name", nargs="?", help="the scenario to run")
     p.add_argument("--list", action="store_true", help="list the scenarios")
     p.add_argument("--all", action="store_true", help="run every scenario and print one line each")
-    p.add_argument("--json", action="store_true", help="print the run as JSON")
-    p.add_argument("--diagram", metavar="FILE", help="also draw the run as a sequence chart (.mmd, .md, .png or .svg)")
+    add_json(p, "print the run (the list, the results) as JSON")
+    path_argument(p, "--diagram", kind="out-file", suffixes=SUFFIXES,
+                  help="also draw the run as a sequence chart (.mmd, .md, .png or .svg)")
+    add_force(p, "an existing --diagram file")
 
     p.set_defaults(run=_scenario)
+
 
 
 def _scenario(args) -> int:
     from acp_lifecycle.sims.render import trace_data
     from acp_lifecycle.sims.scenarios import SCENARIOS, ScenarioError, render, run
 
-    if args.list or (not args.name and not args.all):
-        t = Table(show_edge=False, pad_edge=False)
-        t.add_column("scenario", no_wrap=True)
-        t.add_column("what it shows")
-        for sc in SCENARIOS.values():
-            t.add_row(sc.name, sc.title)
-        console().print(t)
-        return 0 if args.list or args.all else 2
-    names = list(SCENARIOS) if args.all else [args.name]
-    if args.diagram and not args.diagram.endswith((".mmd", ".mermaid", ".md", ".png", ".svg")):
-        raise UsageError(f"--diagram {args.diagram}: choose a .mmd, .md, .png or .svg file name")
-    if args.name and args.name not in SCENARIOS:
+    if args.list:
+        if args.name is not None:
+            raise UsageError("--list takes no scenario name")
+        refuse_options(args, "with --list", "--all", "--diagram", "--force")
+        if args.json:
+            print_json([{"name": sc.name, "title": sc.title, "summary": sc.summary} for sc in SCENARIOS.values()])
+            return 0
+        print_table(console(), [Column("scenario", key=True), Column("what it shows")],
+                    [[sc.name, sc.title] for sc in SCENARIOS.values()])
+        return 0
+    if args.all:
+        if args.name is not None:
+            raise UsageError("--all runs every scenario: give no NAME with it")
+        refuse_options(args, "with --all (one chart is drawn for one scenario)", "--diagram", "--force")
+    elif args.name is None:
+        raise UsageError("name a scenario, or pass --all or --list")
+    elif args.name not in SCENARIOS:
         raise UsageError(f"unknown scenario {args.name!r}; `acp-lifecycle scenario --list` shows them")
+    if args.diagram is not None:
+        output_file(args.diagram, option="--diagram", force=args.force, suffixes=SUFFIXES)
+    elif args.force:
+        raise UsageError("--force applies only with --diagram")
+    names = list(SCENARIOS) if args.all else [args.name]
     failed = 0
     results = []
     for name in names:
@@ -55,17 +79,15 @@ def _scenario(args) -> int:
         elif ok:
             for line in render(r):
                 print(line)
-            if args.diagram:
-                from acp_lifecycle.sims.diagrams import write_sequence
-
-                sc = SCENARIOS[name]
-                try:
-                    path = write_sequence(r.trace, args.diagram, title=f"{sc.name}: {sc.title}", note=f"expected: {sc.summary}", violation=False)
-                except ValueError as e:
-                    raise UsageError(str(e)) from None
-                print(f"wrote {path}", file=sys.stderr)
         else:
             print(f"scenario {name} FAILED: {error}")
+        if ok and args.diagram is not None:
+            from acp_lifecycle.sims.diagrams import write_sequence
+
+            sc = SCENARIOS[name]
+            path = write_sequence(r.trace, args.diagram, title=f"{sc.name}: {sc.title}", note=f"expected: {sc.summary}",
+                                  violation=False)
+            print(f"wrote {path}", file=sys.stderr)
     if args.json:
-        print(json.dumps(results if args.all else results[0], indent=2))
+        print_json(results if args.all else results[0])
     return 1 if failed else 0

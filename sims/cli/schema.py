@@ -8,43 +8,66 @@ from acp_lifecycle.model.bugs import get_bug
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import UsageError
+from .common import UsageError, add_json, path_argument, print_json, refuse_options
 
 
 def register(sub) -> None:
     p = sub.add_parser("schema", help="the official v2 JSON schema (npm @agentclientprotocol/sdk@2.4.0)")
     p.add_argument("action", choices=["pull", "path", "validate"],
-                    help="pull: fetch and verify it into the user cache; path: print where it is; "
-                         "validate: check every message the model renders on a configuration")
-    p.add_argument("--schema", metavar="PATH", help="use this schema.json instead of the pulled copy")
+                    help="pull: fetch and verify it into the user cache (needs npm and the network); "
+                         "path: print where it is; validate: check every message the model renders on a configuration")
+    path_argument(p, "--schema", kind="in-json", help="path, validate: use this schema.json instead of the pulled copy")
     p.add_argument("--config", default="default", help="with validate: the configuration (default: default)")
     p.add_argument("--bug", help="with validate: a seeded bug's rules")
+    add_json(p)
 
     p.set_defaults(run=_schema)
 
 
 def _schema(args) -> int:
-    from acp_lifecycle.sims.wire.schema import SchemaError, locate, pull
+    from acp_lifecycle.sims.wire.schema import SchemaError, Validator, locate, pull, validate_model
 
+    if args.action == "pull":
+        refuse_options(args, "to pull (it fetches the pinned 2.4.0 schema; --schema names one you already have)",
+                       "--schema", "--config", "--bug")
+    elif args.action == "path":
+        refuse_options(args, "to path", "--config", "--bug")
+    else:  # everything checked before the work
+        suite = get_suite(args.config)
+        if not suite.exhaustive:
+            raise UsageError(f"configuration {suite.name!r} is too large to validate exhaustively")
+        rules = get_bug(args.bug).rules if args.bug is not None else RFD_RULES
     try:
         path = pull() if args.action == "pull" else locate(args.schema)
+        validator = Validator(path) if args.action == "validate" else None
     except SchemaError as e:
         raise UsageError(str(e)) from None
     if args.action != "validate":
-        print(path)
+        if args.json:
+            print_json({"path": str(path)})
+        else:
+            print(path)
         return 0
-    from acp_lifecycle.sims.wire.schema import Validator, validate_model
-
-    suite = get_suite(args.config)
-    if not suite.exhaustive:
-        raise UsageError(f"configuration {suite.name!r} is too large to validate exhaustively")
-    rules = get_bug(args.bug).rules if args.bug else RFD_RULES
-    validator = Validator(path)
     bad = 0
+    members = []
     for cfg in suite.members:
-        r = validate_model(validator, cfg, rules)
-        print(f"{cfg.name}: {r.states:,} states, {r.messages:,} messages, {len(r.problems)} problem(s)")
-        for problem, example in r.problems.items():
-            bad += 1
-            print(f"  {problem}\n    e.g. {example[0]} {json.dumps(example[3], separators=(',', ':'))}")
+        try:
+            r = validate_model(validator, cfg, rules)
+        except Exception as e:  # a schema that loads but that jsonschema cannot use (a bad keyword, a dangling $ref)
+            if isinstance(e, (KeyboardInterrupt, MemoryError)):
+                raise
+            raise UsageError(f"schema {path}: cannot validate with it ({type(e).__name__}: {e})") from None
+        bad += len(r.problems)
+        members.append((cfg.name, r))
+        if not args.json:
+            print(f"{cfg.name}: {r.states:,} states, {r.messages:,} messages, {len(r.problems)} problem(s)")
+            for problem, example in r.problems.items():
+                print(f"  {problem}\n    e.g. {example[0]} {json.dumps(example[3], separators=(',', ':'))}")
+    if args.json:
+        print_json({
+            "schema": str(path), "pinned": validator.pinned, "config": suite.name, "rules": rules.name, "ok": not bad,
+            "members": [{"name": name, "states": r.states, "messages": r.messages,
+                         "problems": [{"problem": problem, "direction": ex[0], "message": ex[3]}
+                                      for problem, ex in r.problems.items()]} for name, r in members],
+        })
     return 1 if bad else 0

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-from .common import UsageError, console, validator
+from .common import UsageError, console, path_argument, validator
 
 
 def register(sub) -> None:
     p = sub.add_parser("trace", help="check JSON-RPC transcripts (JSON Lines) against the rules")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    path_argument(p, "files", kind="in-file", nargs="+", metavar="FILE")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("--partial", action="store_true", help="the log is cut: skip rules about what must happen by the end")
-    p.add_argument("--schema", metavar="PATH", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
+    path_argument(p, "--schema", kind="in-json", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")
     p.add_argument("--no-schema", action="store_true", help="skip schema validation")
     p.add_argument("--model", action="store_true",
                     help="also ask whether any run of the model explains the transcript (the first line none does)")

@@ -20,6 +20,7 @@ from .common import (
     console,
     load_json,
     output_file,
+    path_argument,
     print_json,
     print_table,
     refuse_options,
@@ -41,7 +42,8 @@ def register(sub) -> None:
     p.set_defaults(run=_variants)
 
     p = sub.add_parser("regress", help="re-run the verdict matrix and compare it with the agreed one")
-    p.add_argument("--verdicts", default=DEFAULT_VERDICTS, help=f"the agreed matrix (default: {DEFAULT_VERDICTS})")
+    path_argument(p, "--verdicts", kind="in-json", default=DEFAULT_VERDICTS,
+                  help=f"the agreed matrix (default: {DEFAULT_VERDICTS})")
     p.add_argument("--variant", action="append", help="only this variant (repeatable)")
     p.add_argument("--accept", action="store_true", help="rewrite the agreed matrix (and its .md) with the new verdicts")
     p.add_argument("--yes", action="store_true", help="with --accept: do not ask")

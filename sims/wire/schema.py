@@ -294,7 +294,7 @@ def locate(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike |
             json.loads(p.read_bytes())
         except OSError as e:
             raise SchemaError(f"--schema {p}: cannot be read ({e.strerror or e})") from None
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise SchemaError(f"--schema {p}: not JSON ({e})") from None
         return p
     cached = cache_path(cache_dir)
@@ -493,7 +493,7 @@ class Validator:
             doc = json.loads(raw)
         except OSError as e:
             raise SchemaError(f"schema {self.path}: cannot be read ({e.strerror or e})") from None
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise SchemaError(f"schema {self.path}: not JSON ({e})") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("$defs"), dict):
             raise SchemaError(f"schema {self.path}: not an ACP JSON schema (no $defs); {_PULL} or pass the v2 schema.json")
@@ -501,13 +501,17 @@ class Validator:
         self.pinned = sri(raw) == SCHEMA_INTEGRITY
         self.doc = doc
         self.defs: dict = doc["$defs"]
-        self._prepared = _prepare(doc)
-        self._registry = Registry().with_resource(_URI, Resource.from_contents(self._prepared, default_specification=DRAFT202012))
         self._compiled: dict[str, object] = {}
         self._sub: dict[int, object] = {}
         self._memo: dict = {}
         self._cache_size = cache_size
-        self._methods = self._method_tables()
+        try:
+            self._prepared = _prepare(doc)
+            self._registry = Registry().with_resource(_URI, Resource.from_contents(self._prepared, default_specification=DRAFT202012))
+            self._methods = self._method_tables()
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:  # JSON, but not shaped as the v2 schema
+            raise SchemaError(f"schema {self.path}: not an ACP v2 schema ({type(e).__name__}: {e}); "
+                              f"{_PULL} or pass the v2 schema.json") from None
 
     # -- method tables ------------------------------------------------------
 
