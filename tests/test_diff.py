@@ -313,7 +313,8 @@ def test_cli_text_marks_the_distinguishing_message_and_shows_the_run_on_request(
     (["diff", "rfd", "v1", "--config", "nope"], "unknown configuration 'nope'"),
     (["diff", "rfd", "v1", "--config", "fuzz"], "too large for exhaustive search"),
     (["diff", "rfd"], "the following arguments are required: B"),
-    (["diff", "rfd", "v1", "--force"], "--force applies only with --diagrams"),
+    (["diff", "rfd", "v1", "--force"], "--force does not apply without --diagrams"),
+    (["diff", "rfd", "v1", "--json", "--runs"], "--runs does not apply with --json"),
     (["diff", "rfd", "v1", "--config", "restart", "--max-states", "10"], "passed 10 states"),
 ])
 def test_cli_bad_usage_is_one_line_and_exit_2(capsys, argv, message):

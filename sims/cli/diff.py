@@ -6,7 +6,6 @@ when there is one, 2 for bad usage.
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from dataclasses import fields
@@ -20,7 +19,7 @@ from acp_lifecycle.model.wire import summary
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
 
-from .common import UsageError
+from .common import UsageError, add_force, add_json, output_dir, print_json, refuse_options
 
 #: What the diff observes, in one sentence (printed with the bounds, and in --json).
 OBSERVED = (
@@ -41,30 +40,15 @@ def register(sub) -> None:
     p.add_argument("a", metavar="A", help="a spec variant (`acp-lifecycle variants --list`) or bug:NAME (a seeded bug)")
     p.add_argument("b", metavar="B", help="the other rule set, as A")
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON (one document on stdout)")
+    add_json(p, "print the result as JSON (one document on stdout; every witness's full run included)")
     p.add_argument("--runs", action="store_true",
                    help="print each witness's full run: every step, internal ones too")
     p.add_argument("--diagrams", metavar="DIR",
                    help="write a sequence chart (Mermaid and PNG) of each witness into DIR")
-    p.add_argument("--force", action="store_true", help="with --diagrams: write into a directory that is not empty")
+    add_force(p, "files in a non-empty --diagrams directory")
     p.add_argument("--max-states", type=int, default=3_000_000,
                    help="stop with an error past this many product states per member and direction")
     p.set_defaults(run=_diff)
-
-
-def _check_dir(path: str, force: bool) -> Path:
-    """Refuse, before any work, a --diagrams DIR that cannot take the charts."""
-    p = Path(path)
-    if not path.strip():
-        raise UsageError("--diagrams: give a directory name")
-    if p.exists() and not p.is_dir():
-        raise UsageError(f"--diagrams {path}: is a file, not a directory")
-    if p.is_dir() and any(p.iterdir()) and not force:
-        raise UsageError(f"--diagrams {path}: directory is not empty; pass --force to write into it")
-    parent = p if p.is_dir() else p.parent
-    if not parent.is_dir():
-        raise UsageError(f"--diagrams {path}: directory {parent} does not exist")
-    return p
 
 
 def _diff(args) -> int:
@@ -76,9 +60,11 @@ def _diff(args) -> int:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
     if args.max_states < 1:
         raise UsageError("--max-states must be at least 1")
-    out_dir = _check_dir(args.diagrams, args.force) if args.diagrams else None
-    if args.force and not args.diagrams:
-        raise UsageError("--force applies only with --diagrams")
+    if not args.diagrams:
+        refuse_options(args, "without --diagrams", "--force")
+    if args.json:
+        refuse_options(args, "with --json (the JSON has every full run)", "--runs")
+    out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams else None
 
     err = Console(stderr=True)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
@@ -96,7 +82,7 @@ def _diff(args) -> int:
         data = diff_data(d)
         if written:
             data["diagrams"] = [str(p) for p in written]
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print_json(data)
     else:
         for line in diff_lines(d, runs=args.runs):
             print(line)
