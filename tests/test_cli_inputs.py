@@ -36,10 +36,13 @@ BASE: dict[str, list[str]] = {
     "variants": ["--config", "tiny"],
     "regress": ["--verdicts", str(ROOT / "docs" / "verdicts.json"), "--variant", "rfd"],
     "schema": ["--config", "tiny"],
+    "diff": ["--config", "restart"],
 }
 POSITIONALS: dict[tuple[str, str], str] = {
     ("scenario", "name"): "cancel-request-wins",
     ("schema", "action"): "validate",
+    ("diff", "a"): "rfd",
+    ("diff", "b"): "rfd+2.4.0",
 }
 
 #: Options that take a free string for which the empty string is a valid value (none yet).

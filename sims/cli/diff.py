@@ -19,7 +19,16 @@ from acp_lifecycle.model.wire import summary
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
 
-from .common import UsageError, add_force, add_json, output_dir, print_json, refuse_options
+from .common import (
+    UsageError,
+    add_force,
+    add_json,
+    output_dir,
+    path_argument,
+    positive_int,
+    print_json,
+    refuse_options,
+)
 
 #: What the diff observes, in one sentence (printed with the bounds, and in --json).
 OBSERVED = (
@@ -43,10 +52,10 @@ def register(sub) -> None:
     add_json(p, "print the result as JSON (one document on stdout; every witness's full run included)")
     p.add_argument("--runs", action="store_true",
                    help="print each witness's full run: every step, internal ones too")
-    p.add_argument("--diagrams", metavar="DIR",
-                   help="write a sequence chart (Mermaid and PNG) of each witness into DIR")
+    path_argument(p, "--diagrams", kind="out-dir",
+                  help="write a sequence chart (Mermaid and PNG) of each witness into DIR")
     add_force(p, "files in a non-empty --diagrams directory")
-    p.add_argument("--max-states", type=int, default=3_000_000,
+    p.add_argument("--max-states", type=positive_int, default=3_000_000,
                    help="stop with an error past this many product states per member and direction")
     p.set_defaults(run=_diff)
 
@@ -58,13 +67,11 @@ def _diff(args) -> int:
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
-    if args.max_states < 1:
-        raise UsageError("--max-states must be at least 1")
-    if not args.diagrams:
+    if args.diagrams is None:
         refuse_options(args, "without --diagrams", "--force")
     if args.json:
         refuse_options(args, "with --json (the JSON has every full run)", "--runs")
-    out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams else None
+    out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams is not None else None
 
     err = Console(stderr=True)
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
