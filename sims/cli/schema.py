@@ -40,6 +40,8 @@ def _schema(args) -> int:
     try:
         path = pull() if args.action == "pull" else locate(args.schema)
         validator = Validator(path) if args.action == "validate" else None
+        if args.action == "pull":
+            pull(version="v1")  # the v1 side of a bridge (`bridge serve`, the bridge tests)
     except SchemaError as e:
         raise UsageError(str(e)) from None
     if args.action != "validate":

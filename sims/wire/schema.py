@@ -6,6 +6,9 @@ vendored: ``pull()`` fetches the package with npm's own client, checks the
 tarball against the pinned SRI integrity, and caches only that one file under
 ``$XDG_CACHE_HOME/acp-lifecycle/sdk-2.4.0/schema.json`` (default
 ``~/.cache/...``). ``locate()`` finds it again (or takes ``--schema PATH``).
+The v1 schema of the same package (``schema/v1/schema.json``, pinned the same
+way, cached as ``schema.v1.json`` beside it) validates the v1 side of a bridge:
+``pull(version="v1")``, ``locate(version="v1")``; ``Validator`` reads either.
 
 Validating a whole message against the schema's root is weak: the root's
 ``anyOf`` does not tie ``params`` to ``method`` (an ``agent_message_chunk``
@@ -70,6 +73,7 @@ __all__ = [
     "VERSION",
     "PACKAGE_INTEGRITY",
     "SCHEMA_INTEGRITY",
+    "SCHEMA_V1_INTEGRITY",
     "ModelValidation",
     "SchemaError",
     "Validator",
@@ -90,6 +94,19 @@ PACKAGE_INTEGRITY = "sha512-7qJ8nnyj7WesC5ve185ioTpB2/svQoeGV4HA4nLEhgDUrcmBe54/
 #: The one file taken from it, and its own SRI integrity (checks the cached copy).
 MEMBER = "package/schema/v2/schema.json"
 SCHEMA_INTEGRITY = "sha512-Pcca8+QoZYoKnjIp4y3NJJ0VjBuyMIz8REgvBKSPSi/JqVLaScQTXKEHmMjlQ4PwCYnsrWZmRNHevTw6oJtVRw=="
+#: The v1 schema of the same package (the v1 side of a bridge), and its SRI integrity.
+MEMBER_V1 = "package/schema/v1/schema.json"
+SCHEMA_V1_INTEGRITY = "sha512-cfTqIVVuE3y0wZ+VXEpLw/DNwph0xSdRFrbsjxkAHoTcxnKpmoj4H7SRTFvvUIzvW83gT9T/9aFtSrfO7yXcDA=="
+VERSIONS = ("v1", "v2")
+
+
+def _pin(version: str) -> tuple[str, str, str]:
+    """(tarball member, its SRI integrity, cache file name) of a schema version."""
+    if version == "v2":
+        return MEMBER, SCHEMA_INTEGRITY, "schema.json"
+    if version == "v1":
+        return MEMBER_V1, SCHEMA_V1_INTEGRITY, "schema.v1.json"
+    raise ValueError(f"schema version must be v1 or v2, not {version!r}")
 
 _URI = "urn:acp-lifecycle:acp-v2-schema"
 _PULL = "run `acp-lifecycle schema pull`"
@@ -123,34 +140,36 @@ def sri(data: bytes) -> str:
 # Fetching and finding the schema
 
 
-def cache_path(cache_dir: str | os.PathLike | None = None) -> Path:
+def cache_path(cache_dir: str | os.PathLike | None = None, version: str = "v2") -> Path:
     """Where the pulled schema lives: ``cache_dir/schema.json``, by default
     ``$XDG_CACHE_HOME/acp-lifecycle/sdk-2.4.0/schema.json`` (``~/.cache`` when
     ``XDG_CACHE_HOME`` is unset or not absolute)."""
+    name = _pin(version)[2]
     if cache_dir is not None:
-        return Path(cache_dir) / "schema.json"
+        return Path(cache_dir) / name
     base = os.environ.get("XDG_CACHE_HOME", "")
     root = Path(base) if base and os.path.isabs(base) else Path.home() / ".cache"
-    return root / "acp-lifecycle" / f"sdk-{VERSION}" / "schema.json"
+    return root / "acp-lifecycle" / f"sdk-{VERSION}" / name
 
 
-def _cache_problem(path: Path) -> str | None:
+def _cache_problem(path: Path, version: str = "v2") -> str | None:
     """Why the cached copy at ``path`` is not the pinned file (None: it is)."""
     try:
         data = path.read_bytes()
     except OSError as e:
         return f"cannot be read ({e.strerror or e})"
-    if sri(data) == SCHEMA_INTEGRITY:
+    member, integrity, _ = _pin(version)
+    if sri(data) == integrity:
         return None
     try:
         json.loads(data)
         what = "its sha512 does not match"
     except ValueError:
         what = "it is not JSON and its sha512 does not match"
-    return f"is corrupted ({what} {MEMBER} of {PACKAGE}@{VERSION})"
+    return f"is corrupted ({what} {member} of {PACKAGE}@{VERSION})"
 
 
-def pull(cache_dir: str | os.PathLike | None = None) -> Path:
+def pull(cache_dir: str | os.PathLike | None = None, version: str = "v2") -> Path:
     """Fetch the pinned schema into the user cache and return its path.
 
     Idempotent: a cached copy whose sha512 matches the pin is reused without
@@ -160,10 +179,10 @@ def pull(cache_dir: str | os.PathLike | None = None) -> Path:
     against ``PACKAGE_INTEGRITY``, and only ``schema/v2/schema.json`` is taken
     from it, written atomically.
     """
-    target = cache_path(cache_dir)
-    if target.is_file() and _cache_problem(target) is None:
+    target = cache_path(cache_dir, version)
+    if target.is_file() and _cache_problem(target, version) is None:
         return target
-    data = _fetch_schema()
+    data = _fetch_schema(version)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".schema.json.", suffix=".tmp")
@@ -182,8 +201,9 @@ def pull(cache_dir: str | os.PathLike | None = None) -> Path:
     return target
 
 
-def _fetch_schema() -> bytes:
-    """The bytes of schema/v2/schema.json from the verified npm tarball."""
+def _fetch_schema(version: str = "v2") -> bytes:
+    """The bytes of schema/<version>/schema.json from the verified npm tarball."""
+    member, integrity, _ = _pin(version)
     npm = shutil.which("npm")
     if npm is None:
         raise SchemaError(
@@ -226,30 +246,30 @@ def _fetch_schema() -> bytes:
                 f"integrity mismatch for {spec}: the tarball is {actual}, the pinned integrity is {PACKAGE_INTEGRITY}; "
                 "refusing it (the registry served a different package: check `npm config get registry`)"
             )
-        data = _extract(blob, spec)
-    if sri(data) != SCHEMA_INTEGRITY:
-        raise SchemaError(f"integrity mismatch for {MEMBER} in {spec}: {sri(data)} is not the pinned {SCHEMA_INTEGRITY}; refusing it")
+        data = _extract(blob, spec, member)
+    if sri(data) != integrity:
+        raise SchemaError(f"integrity mismatch for {member} in {spec}: {sri(data)} is not the pinned {integrity}; refusing it")
     try:
         json.loads(data)
     except ValueError:
-        raise SchemaError(f"{MEMBER} in {spec} is not JSON; refusing it") from None
+        raise SchemaError(f"{member} in {spec} is not JSON; refusing it") from None
     return data
 
 
-def _extract(blob: bytes, spec: str) -> bytes:
-    """Read MEMBER from the gzipped tarball in memory (nothing else is extracted)."""
+def _extract(blob: bytes, spec: str, name: str = MEMBER) -> bytes:
+    """Read ``name`` from the gzipped tarball in memory (nothing else is extracted)."""
     import io
 
     try:
         with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
-            member = tar.getmember(MEMBER)
+            member = tar.getmember(name)
             if not member.isfile():
-                raise KeyError(MEMBER)
+                raise KeyError(name)
             f = tar.extractfile(member)
             assert f is not None
             return f.read()
     except KeyError:
-        raise SchemaError(f"{spec} has no {MEMBER}; refusing it") from None
+        raise SchemaError(f"{spec} has no {name}; refusing it") from None
     except (tarfile.TarError, OSError, EOFError) as e:
         raise SchemaError(f"cannot read the {spec} tarball ({e}); pull again") from None
 
@@ -283,9 +303,9 @@ def _npm_failure(spec: str, proc: subprocess.CompletedProcess, report) -> str:
     return f"`npm pack {spec}` failed ({label}{summary}); fix npm's configuration, or pass --schema PATH"
 
 
-def locate(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None) -> Path:
+def locate(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None, version: str = "v2") -> Path:
     """The schema to validate against: ``path`` (``--schema PATH``; must exist and be
-    JSON) if given, else the pulled copy (which must match the pin)."""
+    JSON) if given, else the pulled copy of ``version`` (which must match the pin)."""
     if path is not None:
         p = Path(path)
         if not p.is_file():
@@ -297,13 +317,13 @@ def locate(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike |
         except (ValueError, RecursionError) as e:
             raise SchemaError(f"--schema {p}: not JSON ({e})") from None
         return p
-    cached = cache_path(cache_dir)
+    cached = cache_path(cache_dir, version)
     if cached.is_file():
-        problem = _cache_problem(cached)
+        problem = _cache_problem(cached, version)
         if problem:
             raise SchemaError(f"the cached schema {cached} {problem}: {_PULL} to fetch it again")
         return cached
-    raise SchemaError(f"no v2 schema: {_PULL} or pass --schema PATH")
+    raise SchemaError(f"no {version} schema: {_PULL} or pass --schema PATH")
 
 
 # ---------------------------------------------------------------------------
@@ -497,8 +517,10 @@ class Validator:
             raise SchemaError(f"schema {self.path}: not JSON ({e})") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("$defs"), dict):
             raise SchemaError(f"schema {self.path}: not an ACP JSON schema (no $defs); {_PULL} or pass the v2 schema.json")
-        #: True when this is byte for byte the pinned 2.4.0 file.
-        self.pinned = sri(raw) == SCHEMA_INTEGRITY
+        #: True when this is byte for byte the pinned 2.4.0 file (v2 or v1).
+        self.pinned = sri(raw) in (SCHEMA_INTEGRITY, SCHEMA_V1_INTEGRITY)
+        #: "v1" for the v1 schema (it has session/load and no state_update), else "v2".
+        self.version = "v1" if "LoadSessionRequest" in doc["$defs"] and "StateUpdate" not in doc["$defs"] else "v2"
         self.doc = doc
         self.defs: dict = doc["$defs"]
         self._compiled: dict[str, object] = {}
@@ -522,7 +544,7 @@ class Validator:
         for name, side, kind in _ENVELOPES:
             env = self.defs.get(name)
             if env is None:
-                raise SchemaError(f"schema {self.path}: no $defs/{name}; not an ACP v2 schema ({_PULL} or pass the v2 schema.json)")
+                raise SchemaError(f"schema {self.path}: no $defs/{name}; not an ACP schema ({_PULL} or pass the v2 schema.json)")
             holder = env["properties"]["params"] if kind != "response" else env["anyOf"][0]["properties"]["result"]
             for ref in _refs(holder):
                 method = self.defs.get(ref, {}).get("x-method")
@@ -538,7 +560,7 @@ class Validator:
                         for side in _SIDES:
                             tables[(side, "notification")][method] = ref
         if not tables[("client", "request")] or not tables[("agent", "response")]:
-            raise SchemaError(f"schema {self.path}: lists no methods; not an ACP v2 schema")
+            raise SchemaError(f"schema {self.path}: lists no methods; not an ACP schema")
         self._ext = ext
         return tables
 
@@ -644,7 +666,7 @@ class Validator:
             return f"id: missing; {method} is a request, which carries an id"
         if method in self._methods[(other_side, kind)] or method in self._methods[(other_side, other_kind)]:
             return f"method: {method} is sent by the {other_side}, not the {sender}"
-        return f"method: {method!r} is not a method of the v2 schema (an extension method must start with '_')"
+        return f"method: {method!r} is not a method of the {self.version} schema (an extension method must start with '_')"
 
     def _check_response(self, msg: dict, sender: str, request_method: str | None, out: list[str]) -> None:
         has_result, has_error = "result" in msg, "error" in msg
@@ -674,7 +696,7 @@ class Validator:
                 if request_method in self._methods[(other, "response")]:
                     out.append(f"result: {request_method} is answered by the {other}, not the {sender}")
                 else:
-                    out.append(f"result: answers {request_method!r}, which is not a request the {sender} answers in the v2 schema")
+                    out.append(f"result: answers {request_method!r}, which is not a request the {sender} answers in the {self.version} schema")
                 return
         self._validate(name, msg["result"], "result", out)
 
