@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import NamedTuple
+
+from .translate import say
 
 
 # ---------------------------------------------------------------------------
@@ -71,6 +74,26 @@ Q_V1_CANCEL = (
     "After all ongoing operations have been successfully aborted and pending updates have been sent, the Agent "
     "**MUST** respond to the original `session/prompt` request with the `cancelled` stop reason."
 )
+# Outside the prompt lifecycle: the rest of the handshake and the session methods
+# (acp-notes.md 1.6, 1.11; the session-close RFD; the 2.4.0 v2 schema)
+Q_RUNTIME = (
+    "SDKs supporting both versions should expose explicit versioned implementations or build a purpose-specific "
+    "adapter at their runtime boundary."
+)
+Q_CLOSE = (
+    "The Agent **MUST** cancel any ongoing work for that session as if `session/cancel` had been called, then free "
+    "the resources"
+)
+Q_NO_REPLAY = "When `replayFrom` is omitted or `null`, the Agent **MUST NOT** replay"
+Q_REPLAY_CURSOR = (
+    "Agents MUST reject unsupported cursor types or malformed cursor values with `-32602` (Invalid params), rather "
+    "than substituting another cursor or resuming without replay."
+)
+Q_REPLAY_ID = (
+    "If an agent retains and replays that same message within the session, it MUST reuse the returned messageId, "
+    "including after reconnecting or restarting."
+)
+Q_SCHEMA = "Every message validates against the official v2 schema for its method."
 Q_V1_CLOSED = "v1 `StopReason` is closed: a bridge must never emit `\"error\"` as a v1 stop reason (DeepSeek-Reasonix #8241)."
 
 # ---------------------------------------------------------------------------
@@ -91,7 +114,7 @@ OPEN_QUESTIONS: dict[str, tuple[str, str, str]] = {
     "whole-message-clear": ("v1", "a whole-message update with `content: []` or `null` (or patch-only, or `_meta: null`)", Q_CHUNKS),
     "several-prompts": ("v1", "several v1 prompts held at once (v1 allows one turn)", Q_QUEUEING),
     "no-idle": ("v1", "an inserted prompt whose work never reports idle", Q_V1_END),
-    "no-v1-equivalent": ("v1", "a v2 update with no v1 counterpart", Q_CHUNKS),
+    "no-v1-equivalent": ("v1", "a v2 message, field or value with no v1 counterpart", Q_RUNTIME),
     # v1 agent -> v2 clients
     "ambiguous-echo": ("v2", "a v1 echo while several prompts await insertion", Q_CORRELATE),
     "echo-after-error": ("v2", "a v1 echo after the bridge forwarded an error response as a rejection", Q_RESPONSE),
@@ -100,8 +123,15 @@ OPEN_QUESTIONS: dict[str, tuple[str, str, str]] = {
     "update-after-idle": ("v2", "a v1 update for a tool call of work the bridge already reported idle", Q_IDLE_LAST),
     "v1-agent-not-v1": ("v2", "the v1 agent sends something v1 does not have (a state_update, stopReason \"error\")", Q_V1_CLOSED),
     "v1-cancel-not-cancelled": ("v2", "the v1 agent ends a cancelled turn with another stop reason", Q_V1_CANCEL),
+    "no-v2-equivalent": ("v2", "a v1 message, field or value with no v2 counterpart", Q_RUNTIME),
+    "close-emulated": ("v2", "session/close for a v1 agent without it: the bridge cancels the work and answers", Q_CLOSE),
+    "resume-through-load": ("v2", "a resume without replay for a v1 agent that can only load: the replay is withheld", Q_NO_REPLAY),
+    "no-replay": ("v2", "a resume with replay for a v1 agent that cannot load: refused", Q_REPLAY_CURSOR),
+    "replay-message-id": ("v2", "a replayed v1 message without messageId: the ID returned at insertion is lost", Q_REPLAY_ID),
     # both
     "malformed": ("both", "a line that is not a JSON-RPC message the bridge can read", "JSON-RPC 2.0"),
+    "unbridged-method": ("both", "a method with no counterpart on the other side: a request is answered -32601", Q_RUNTIME),
+    "invalid-output": ("both", "a message the bridge built that its side's schema rejects: not sent", Q_SCHEMA),
 }
 
 #: Problem kinds that are the v1 agent breaking v1: a v2 rule the bridged output
@@ -168,15 +198,47 @@ def _key(rid):
     return ("json", json.dumps(rid, sort_keys=True))
 
 
+def _bad_number(value, where: str = "msg") -> str:
+    """Where ``value`` holds a number JSON does not have (NaN, Infinity), else ''."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _bad_number(v, f"{where}.{k}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _bad_number(v, f"{where}[{i}]")
+            if found:
+                return found
+    return ""
+
+
 def _is_jsonrpc(msg) -> str:
-    """'' for a readable JSON-RPC message, else why not."""
+    """'' for a readable JSON-RPC message, else why not (a plain sentence)."""
     if not isinstance(msg, dict):
         return "msg is not an object"
+    bad = _bad_number(msg)
+    if bad:
+        return f"{bad} is NaN or Infinity, which JSON does not have"
+    if "id" in msg and not (msg["id"] is None or isinstance(msg["id"], (str, float)) or type(msg["id"]) is int):
+        return f"the id {say(msg['id'])} is not a string, a number or null"
     if "method" in msg:
         if not isinstance(msg["method"], str):
             return "method is not a string"
         if "params" in msg and not isinstance(msg["params"], (dict, list)):
             return "params is neither an object nor an array"
+        params = msg.get("params")
+        if msg["method"] == "session/update":
+            update = params.get("update") if isinstance(params, dict) else None
+            if not isinstance(update, dict):
+                return "a session/update without an update object"
+            if not isinstance(update.get("sessionUpdate"), str):
+                return "a session/update whose update has no sessionUpdate kind"
+        if msg["method"] == "session/prompt" and "id" in msg:
+            if not isinstance(params, dict) or not isinstance(params.get("prompt"), list):
+                return "a session/prompt whose prompt is not an array"
         return ""
     if "id" not in msg:
         return "neither a request, a notification nor a response (no method, no id)"
@@ -187,19 +249,37 @@ def _is_jsonrpc(msg) -> str:
     return ""
 
 
+_UNREADABLE = {
+    KeyError: "it lacks a field the bridge needs",
+    TypeError: "a field has a type the bridge cannot use",
+    AttributeError: "a field has a type the bridge cannot use",
+    ValueError: "a field has a value the bridge cannot use",
+    IndexError: "a list is shorter than the bridge needs",
+}
+
+
 class _Bridge:
     """What both bridges share: feeding, emitting, problems, provenance."""
 
     to = ""
     BUGS: tuple[str, ...] = ()
 
-    def __init__(self, bug: str = "") -> None:
+    def __init__(self, bug: str = "", validators: dict | None = None) -> None:
         if bug and bug not in self.BUGS:
             raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
         self.bug = bug
+        #: The schema validator of each side, by who sends there: {"client": ..., "agent": ...}.
+        #: With them, a message the bridge built that its side's schema rejects is not sent
+        #: (problem ``invalid-output``); without them (the model explorations) nothing is checked.
+        self.validators = validators or {}
+        #: (conn, requester, id key) -> method, of every request received from either side
+        self._asked: dict = {}
         self.problems: list[Problem] = []
-        #: every output entry with its provenance, in order
+        #: The output side's transcript, with provenance: what its clients sent (as fed) and
+        #: everything the bridge sent them, in order (``to="v2"``: the v2 side).
         self.trace: list[Out] = []
+        #: The other side's transcript: what the bridge sent the agent and what the agent sent.
+        self.agent_side: list[Out] = []
         #: input lines that carried nothing new and were absorbed (see the module doc)
         self.absorbed: list[int] = []
         self._line = 0
@@ -207,7 +287,9 @@ class _Bridge:
 
     # -- feeding --------------------------------------------------------------
     def feed(self, entry: dict, line: int | None = None) -> list[dict]:
-        """Feed one transcript entry; return the entries the other side sees."""
+        """Feed one entry as the bridge receives it: a client's message in the client's
+        version, the agent's in the agent's. Returns what the bridge sends: entries ``from``
+        ``"client"`` go to the agent, entries ``from`` ``"agent"`` to the client of ``conn``."""
         self._line = self._line + 1 if line is None else line
         self._out = []
         try:
@@ -215,6 +297,7 @@ class _Bridge:
                 self.problem("malformed", "not a transcript entry (an object with conn)")
             elif entry.get("event") == "closed":
                 self._emit_entry(dict(entry))
+                self.agent_side.append(Out(self._line, self._line, dict(entry)))
                 self._closed(str(entry["conn"]))
             elif entry.get("from") not in ("client", "agent"):
                 self.problem("malformed", 'not a transcript entry: "from" must be "client" or "agent"')
@@ -223,9 +306,13 @@ class _Bridge:
                 if why:
                     self.problem("malformed", f"not a JSON-RPC message: {why}; not forwarded")
                 else:
+                    side = self.trace if entry["from"] == "client" else self.agent_side
+                    side.append(Out(self._line, self._line, {"conn": str(entry["conn"]), "from": entry["from"], "msg": entry["msg"]}))
                     self._message(str(entry["conn"]), entry["from"], entry["msg"])
         except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
-            self.problem("malformed", f"a message the bridge cannot read ({type(e).__name__}: {e}); not forwarded")
+            why = next(why for cls, why in _UNREADABLE.items() if isinstance(e, cls))
+            what = entry.get("msg", {}).get("method") if isinstance(entry.get("msg"), dict) else None
+            self.problem("malformed", f"a {what or 'message'} the bridge cannot read ({why}); not forwarded")
         return self._out
 
     def finish(self, partial: bool = False) -> list[dict]:
@@ -241,11 +328,62 @@ class _Bridge:
             self.problems.append(p)
 
     def _emit_entry(self, entry: dict, cause: int | None = None) -> None:
+        """Send ``entry``: to the agent when it is from the client, else to the clients."""
         self._out.append(entry)
-        self.trace.append(Out(self._line if cause is None else cause, self._line, entry))
+        side = self.agent_side if entry.get("from") == "client" else self.trace
+        side.append(Out(self._line if cause is None else cause, self._line, entry))
 
     def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> None:
+        check = self.validators.get(sender)
+        if check is not None and not self._valid(check, conn, sender, msg, cause):
+            return
         self._emit_entry({"conn": conn, "from": sender, "msg": msg}, cause)
+
+    def _valid(self, check, conn: str, sender: str, msg: dict, cause: int | None) -> bool:
+        """The output gate: True when ``msg`` validates against its side's schema. Otherwise
+        it is not sent: a response becomes an internal error, a request is answered with one
+        on the other side, a notification is dropped; each is a problem."""
+        method = msg.get("method")
+        asked = None
+        if method is None:
+            asked = self._asked.get((conn, "agent" if sender == "client" else "client", _key(msg.get("id"))))
+        found = check.check(msg, sender, asked)
+        if not found:
+            return True
+        what = method or f"response to {asked or 'a request'}"
+        self.problem("invalid-output", f"the bridge's {what} does not validate on its side ({found[0]}); not sent", cause)
+        error = {"jsonrpc": "2.0", "id": msg.get("id"),
+                 "error": {"code": -32603, "message": "Internal error: the bridge could not translate this message"}}
+        if method is None and "id" in msg:
+            self._emit_entry({"conn": conn, "from": sender, "msg": error}, cause)
+        elif method is not None and "id" in msg:
+            self._emit_entry({"conn": conn, "from": "agent" if sender == "client" else "client", "msg": error}, cause)
+        return False
+
+    def ask(self, conn: str, sender: str, msg: dict) -> None:
+        """Remember the method of a request received from ``sender`` (its response's shape)."""
+        if "id" in msg and isinstance(msg.get("method"), str):
+            self._asked[(conn, sender, _key(msg["id"]))] = msg["method"]
+
+    def answered(self, conn: str, requester: str, rid) -> str | None:
+        """The method of the request ``requester`` sent with id ``rid``, now answered."""
+        return self._asked.pop((conn, requester, _key(rid)), None)
+
+    def reply(self, conn: str, requester: str, msg: dict, result=None, error: dict | None = None) -> None:
+        """The bridge answers a request itself (the other side never sees it)."""
+        answer = {"jsonrpc": "2.0", "id": msg.get("id")}
+        answer.update({"error": error} if error is not None else {"result": {} if result is None else result})
+        self.emit(conn, "agent" if requester == "client" else "client", answer)
+        self.answered(conn, requester, msg.get("id"))
+
+    def unbridged(self, conn: str, sender: str, msg: dict, side: str) -> None:
+        """A method the other side does not have: a request is answered -32601, a notification dropped."""
+        method = msg.get("method")
+        if "id" in msg:
+            self.problem("unbridged-method", f"{method} has no {side} counterpart; the bridge answered it with -32601 (method not found)")
+            self.reply(conn, sender, msg, error={"code": -32601, "message": "Method not found", "data": {"method": method}})
+        else:
+            self.problem("unbridged-method", f"the notification {method} has no {side} counterpart; not forwarded")
 
     def _message(self, conn: str, sender: str, msg: dict) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

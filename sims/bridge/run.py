@@ -10,6 +10,7 @@ from pathlib import Path
 from acp_lifecycle.sims.wire.transcript import dumps, parse
 
 from .core import Problem, _Bridge
+from .translate import client_message
 from .v1_to_v2 import V1AgentToV2Client
 from .v2_to_v1 import V2AgentToV1Client
 
@@ -21,7 +22,11 @@ from .v2_to_v1 import V2AgentToV1Client
 
 @dataclass
 class BridgeRun:
-    """A bridge run: the input, every output entry with its provenance, the problems."""
+    """A bridge run: the input, the output side's transcript with provenance, the problems.
+
+    ``out`` holds what the output side's clients sent (their lines of the input, in
+    their version) and what the bridge sent them; ``agent_side`` what the bridge sent
+    the agent and what the agent sent."""
 
     to: str
     options: dict
@@ -30,6 +35,7 @@ class BridgeRun:
     problems: list  # [Problem]
     absorbed: list  # input lines absorbed (they repeat what the bridge already sent)
     partial: bool = False
+    agent_side: list = field(default_factory=list)  # [Out]
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -63,9 +69,19 @@ def run_bridge(entries, to: str, partial: bool = False, **options) -> BridgeRun:
     inp = _numbered(entries)
     b = make_bridge(to, **options)
     for n, entry in inp:
-        b.feed(entry, n)
+        b.feed(_as_client_sent(entry, to), n)
     b.finish(partial)
-    return BridgeRun(to, dict(options), inp, b.trace, b.problems, b.absorbed, partial)
+    options.pop("validators", None)
+    return BridgeRun(to, dict(options), inp, b.trace, b.problems, b.absorbed, partial, b.agent_side)
+
+
+def _as_client_sent(entry, to: str):
+    """A transcript line as the bridge receives it: a client's message in the clients' version."""
+    if isinstance(entry, dict) and entry.get("from") == "client" and isinstance(entry.get("msg"), dict):
+        msg = client_message(entry["msg"], to)
+        if msg is not entry["msg"]:
+            return dict(entry, msg=msg)
+    return entry
 
 
 def bridge_transcript(entries, to: str, partial: bool = False, **options) -> tuple[list[dict], list[Problem]]:

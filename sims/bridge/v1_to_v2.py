@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 
 from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
 
+from . import translate as tr
 from .core import CANCELLED, TURN_SIGNS, WORKING, _Bridge, _key, _params, _update, _with_id
+from .translate import say
 
 
 # ---------------------------------------------------------------------------
@@ -47,10 +49,30 @@ class _Session2:
     failed_by_bridge: set = field(default_factory=set)
     prompt_mids: set = field(default_factory=set)  # messageIds the bridge made a prompt's insertion
     finished: set = field(default_factory=set)  # messageIds of prompts the v1 agent has answered
+    titles: dict = field(default_factory=dict)  # tool call -> its last title (a v2 permission request needs one)
+    closing: list = field(default_factory=list)  # (conn, request) of session/close the bridge answers when the turn ends
 
     def add_conn(self, conn: str) -> None:
         if conn not in self.conns:
             self.conns.append(conn)
+
+
+@dataclass
+class _Replay:
+    """A v1 session/load the bridge runs for a v2 session/resume on one connection."""
+
+    sid: object
+    rid: object
+    line: int
+    forward: bool  # False: the client asked no replay (resume through load): withheld
+    seen: set = field(default_factory=set)  # messageIds replayed so far (their first update replaces)
+    noid: list = field(default_factory=lambda: [None, 0, None])  # [kind of the last id-less chunk, serial, its id]
+    withheld: int = 0
+
+
+#: What the bridge knows of a v1 agent that answered no initialize (a log without the
+#: handshake, the model's agent): it is taken to have what the client asks for.
+_ASSUMED = {"load": True, "resume": True, "close": True, "list": True}
 
 
 class V1AgentToV2Client(_Bridge):
@@ -74,16 +96,18 @@ class V1AgentToV2Client(_Bridge):
     to = "v2"
     BUGS = ("v2-idle-drop-error", "v2-answer-before-insertion")
 
-    def __init__(self, insertion: str = "echo", bug: str = "") -> None:
-        super().__init__(bug)
+    def __init__(self, insertion: str = "echo", bug: str = "", validators: dict | None = None) -> None:
+        super().__init__(bug, validators)
         if insertion not in ("echo", "immediate"):
             raise ValueError(f"insertion must be 'echo' or 'immediate', not {insertion!r}")
         self.insertion = insertion
         self._sessions: dict[str, _Session2] = {}
         self._held: dict[tuple, _Held] = {}  # (conn, id key) -> _Held
-        self._requests: dict[tuple, str] = {}  # (conn, id key) -> method, other client requests
         self._next = 0
         self._noid: dict[str, list] = {}  # conn -> [kind of the last update, sequence]
+        self._caps: dict[str, dict] = {}  # conn -> what the v1 agent supports (its initialize result)
+        self._routes: dict[tuple, tuple] = {}  # (conn, id key) -> (what the client asked, what the agent got)
+        self._replays: dict[str, _Replay] = {}  # conn -> the session/load under way for a resume
 
     def _session(self, sid) -> _Session2:
         return self._sessions.setdefault(_key(sid), _Session2())
@@ -100,17 +124,62 @@ class V1AgentToV2Client(_Bridge):
     # -- messages ---------------------------------------------------------------
     def _message(self, conn: str, sender: str, msg: dict) -> None:
         method = msg.get("method")
+        self.ask(conn, sender, msg)
         if sender == "client":
-            self._client(conn, msg, method)
+            if method is None:
+                self._client_response(conn, msg)
+            else:
+                self._client(conn, msg, method)
         elif method is None:
             self._response(conn, msg)
         elif method == "session/update":
             self._agent_update(conn, msg)
         else:
-            sid = _params(msg).get("sessionId")
-            if sid is not None:
-                self._started(self._session(sid), sid)  # a permission request belongs to the turn
+            self._agent_request(conn, msg, method)
+
+    def _agent_request(self, conn: str, msg: dict, method: str) -> None:
+        """A request or notification from the v1 agent other than session/update."""
+        params = _params(msg)
+        sid = params.get("sessionId")
+        if method == "session/request_permission":
+            s = self._session(sid)
+            if conn not in self._replays:
+                self._started(s, sid)  # a permission request belongs to the turn
+            tool = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
+            if "toolCall" not in params and "title" in params:
+                self.emit(conn, "agent", msg)  # (the model's v1 agent asks in v2's shape)
+                return
+            new, notes = tr.permission_to_v2(params, s.titles.get(tool.get("toolCallId")))
+            for note in notes:
+                self.problem("no-v2-equivalent", note)
+            if new is None:
+                self.reply(conn, "agent", msg, result={"outcome": {"outcome": "cancelled"}})
+                return
+            self.emit(conn, "agent", dict(msg, params=new))
+        elif method in tr.V2_CLIENT_METHODS or method.startswith("_") or method == "$/cancel_request":
             self.emit(conn, "agent", msg)
+        else:
+            self.unbridged(conn, "agent", msg, "v2")
+
+    def _client_response(self, conn: str, msg: dict) -> None:
+        """A v2 client's answer to a request of the v1 agent."""
+        method = self._asked.get((conn, "agent", _key(msg.get("id"))))
+        if method == "session/request_permission" and isinstance(msg.get("result"), dict):
+            result, notes = tr.permission_result_to_v1(msg["result"])
+            for note in notes:
+                self.problem("no-v2-equivalent", note)
+            msg = dict(msg, result=result)
+        self.emit(conn, "client", msg)
+        self.answered(conn, "agent", msg.get("id"))
+
+    def _agent_caps(self, conn: str) -> dict:
+        return self._caps.get(conn) or next(iter(self._caps.values()), _ASSUMED)
+
+    def _route(self, conn: str, msg: dict, method: str, params: dict, asked: str | None = None) -> None:
+        """Send the client's request to the v1 agent as ``method`` with ``params``; its answer
+        comes back through ``_routed``."""
+        self._routes[(conn, _key(msg["id"]))] = (asked or msg["method"], method)
+        self.emit(conn, "client", dict(msg, method=method, params=params))
 
     def _client(self, conn: str, msg: dict, method) -> None:
         params = _params(msg)
@@ -118,6 +187,8 @@ class V1AgentToV2Client(_Bridge):
         s = self._session(sid) if sid is not None else None
         if s is not None:
             s.add_conn(conn)
+        if method != "session/prompt" and self._session_method(conn, msg, method, params, s):
+            return
         if method == "session/prompt":
             self.emit(conn, "client", msg)
             prompt = params["prompt"]
@@ -134,22 +205,113 @@ class V1AgentToV2Client(_Bridge):
                 held.mid = self._new_id()
                 self._respond(held)
             return
-        if method == "session/load":
-            # v1's session/load is v2's session/resume with replay from the start.
-            new = copy.deepcopy(msg)
-            new["method"] = "session/resume"
-            new.setdefault("params", {})["replayFrom"] = {"type": "start"}
-            self._requests[(conn, _key(msg.get("id")))] = method
-            self.emit(conn, "client", new)
-            return
+        if method == "$/cancel_request":
+            held = self._held.get((conn, _key(params.get("requestId"))))
+            if held is not None and held.answered:
+                # The v2 prompt was answered at insertion: "Receivers MUST ignore this
+                # notification for an unknown or already-answered request ID"; in v1 it
+                # would cancel the turn, so it is not forwarded.
+                self.absorbed.append(self._line)
+                return
         if method == "session/cancel" and s is not None:
             if s.fg in WORKING:
                 s.cancel_line = self._line
             if s.turn and not s.v1_cancel_line:
                 s.v1_cancel_line = self._line
-        if method is not None and "id" in msg:
-            self._requests[(conn, _key(msg["id"]))] = method
         self.emit(conn, "client", msg)
+
+    def _session_method(self, conn: str, msg: dict, method: str, params: dict, s) -> bool:
+        """The handshake and session methods of a v2 client; True when handled."""
+        request = "id" in msg
+        if method == "initialize" and request:
+            version = params.get("protocolVersion")
+            if not isinstance(version, int) or isinstance(version, bool) or version < tr.V2_PROTOCOL:
+                # "If no such version exists, initialization fails with error code -32022."
+                self.reply(conn, "client", msg, error={
+                    "code": -32022, "message": "Unsupported protocol version",
+                    "data": {"requested": version, "supported": [tr.V2_PROTOCOL]}})
+                return True
+            new, notes = tr.init_request_to_v1(params)
+            self._notes(notes)
+            self._route(conn, msg, method, new)
+            return True
+        if method == "session/new" and request:
+            new, notes = tr.session_request_to_v1(params, method)
+            self._notes(notes)
+            self._route(conn, msg, method, new)
+            return True
+        if method == "session/resume" and request:
+            self._resume(conn, msg, params)
+            return True
+        if method == "session/close" and request and not self._agent_caps(conn)["close"]:
+            self.problem(
+                "close-emulated",
+                "the v1 agent lacks session/close: the bridge cancels the session's work and answers session/close "
+                "itself once the turn has ended; the v1 agent keeps the session",
+            )
+            if s is not None and s.turn:
+                self.emit(conn, "client", {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": params.get("sessionId")}})
+                if not s.v1_cancel_line:
+                    s.v1_cancel_line = self._line
+                if s.fg in WORKING:
+                    s.cancel_line = self._line
+                s.closing.append((conn, msg))
+            else:
+                self.reply(conn, "client", msg)
+            return True
+        if method == "session/set_config_option" and request:
+            new, notes = tr.set_config_to_v1(params)
+            if new is None:
+                self.problem("no-v2-equivalent", notes[0] + "; the bridge answered -32602")
+                self.reply(conn, "client", msg, error={"code": -32602, "message": "Invalid params", "data": {"type": params.get("type")}})
+            else:
+                self._route(conn, msg, method, new)
+            return True
+        if method in tr.RENAMED:
+            if request:
+                self._route(conn, msg, tr.RENAMED[method], params)
+            else:
+                self.emit(conn, "client", dict(msg, method=tr.RENAMED[method]))
+            return True
+        if method not in tr.V1_AGENT_METHODS and not method.startswith("_") and method != "$/cancel_request":
+            self.unbridged(conn, "client", msg, "v1")
+            return True
+        return False
+
+    def _notes(self, notes, kind: str = "no-v2-equivalent") -> None:
+        for note in notes:
+            self.problem(kind, note)
+
+    def _resume(self, conn: str, msg: dict, params: dict) -> None:
+        """v2's session/resume: v1's session/resume (no replay) or session/load (replay)."""
+        caps = self._agent_caps(conn)
+        replay = params.get("replayFrom")
+        sid = params.get("sessionId")
+        if replay is not None and not (isinstance(replay, dict) and replay.get("type") == "start"):
+            # "Agents MUST reject unsupported cursor types or malformed cursor values with -32602"
+            self.reply(conn, "client", msg, error={"code": -32602, "message": "Invalid params", "data": {"replayFrom": replay}})
+            return
+        if replay is not None and not caps["load"]:
+            self.problem("no-replay", "a resume with replay, and the v1 agent cannot load a session (no loadSession): refused with -32602")
+            self.reply(conn, "client", msg, error={
+                "code": -32602, "message": "Invalid params: the agent cannot replay this session", "data": {"replayFrom": replay}})
+            return
+        if replay is None and (caps["resume"] or not caps["load"]):
+            new, notes = tr.session_request_to_v1(params, "session/resume")
+            self._notes(notes)
+            self._replays[conn] = _Replay(sid, msg["id"], self._line, forward=False)
+            self._route(conn, msg, "session/resume", new)
+            return
+        if replay is None:
+            self.problem(
+                "resume-through-load",
+                "a resume without replay, and the v1 agent can only load the session (no session/resume): the bridge "
+                "loads it and withholds the replayed updates",
+            )
+        new, notes = tr.session_request_to_v1(params, "session/load")
+        self._notes(notes)
+        self._replays[conn] = _Replay(sid, msg["id"], self._line, forward=replay is not None)
+        self._route(conn, msg, "session/load", new, asked="session/resume")
 
     def _started(self, s: _Session2, sid) -> None:
         """The v1 turn shows it is under way: report running (once per span).
@@ -186,8 +348,7 @@ class V1AgentToV2Client(_Bridge):
     def _response(self, conn: str, msg: dict) -> None:
         held = self._held.pop((conn, _key(msg["id"])), None)
         if held is None:
-            self._requests.pop((conn, _key(msg["id"])), None)
-            self.emit(conn, "agent", msg)
+            self._routed(conn, msg)
             return
         s = self._session(held.sid)
         if "error" not in msg:
@@ -200,8 +361,44 @@ class V1AgentToV2Client(_Bridge):
             self._prompt_result(held, s, msg)
         if held.mid is not None:
             s.finished.add(held.mid)
+        self.answered(conn, "client", msg["id"])
         if not s.turn:
             s.v1_cancel_line = 0
+            for c, request in s.closing:
+                # session/close "behaves as session/cancel" (its idle went out above), then answers
+                self.reply(c, "client", request)
+            s.closing = []
+
+    def _routed(self, conn: str, msg: dict) -> None:
+        """The v1 agent's answer to a client request other than a prompt, in v2's shape."""
+        asked, sent = self._routes.pop((conn, _key(msg["id"])), (None, None))
+        result = msg.get("result")
+        if asked == "session/resume":
+            replay = self._replays.pop(conn, None)
+            if replay is not None and replay.withheld:
+                self.absorbed.append(self._line)
+        if "result" in msg and isinstance(result, dict):
+            notes: list = []
+            if asked == "initialize":
+                result, notes, caps = tr.init_response_to_v2(result)
+                self._caps[conn] = caps
+            elif asked in ("session/new", "session/resume"):
+                result, notes = tr.session_result_to_v2(result)
+                sid = result.get("sessionId") if asked == "session/new" else (replay.sid if replay else None)
+                if sid is not None:
+                    s = self._session(sid)
+                    s.add_conn(conn)
+                    if asked == "session/resume":
+                        # 2.4.0: "The agent MUST send a current state_update after any requested
+                        # history replay and before this response, even without replay."
+                        self.emit(conn, "agent", _update(sid, {"sessionUpdate": "state_update", "state": "idle" if s.fg == "idle" else "running"}))
+            elif asked == "session/set_config_option" and isinstance(result.get("configOptions"), list):
+                options, notes = tr.config_options_to_v2(result["configOptions"])
+                result = dict(result, configOptions=options)
+            self._notes(notes)
+            msg = dict(msg, result=result)
+        self.emit(conn, "agent", msg)
+        self.answered(conn, "client", msg["id"])
 
     def _prompt_result(self, held: _Held, s: _Session2, msg: dict) -> None:
         result = msg["result"]
@@ -214,13 +411,14 @@ class V1AgentToV2Client(_Bridge):
             self._insert(held, s, whole=True)
         if reason not in V1_STOP_REASONS:
             note = " (DeepSeek-Reasonix#8241: the error's code and message are lost)" if reason == "error" else ""
-            self.problem("v1-agent-not-v1", f"the v1 agent answered with stopReason {reason!r}, not a v1 value{note}; passed on unchanged")
+            said = "without a stopReason" if reason is None else f"with stopReason {say(reason)}, not a v1 value"
+            self.problem("v1-agent-not-v1", f"the v1 agent answered {said}{note}; passed on unchanged")
         if s.v1_cancel_line and reason != "cancelled":
             self.problem(
                 "v1-cancel-not-cancelled",
-                f"the v1 agent answered stopReason {reason!r} after session/cancel (line {s.v1_cancel_line}): a "
+                f"the v1 agent answered stopReason {say(reason)} after session/cancel (line {s.v1_cancel_line}): a "
                 "cancelled v1 turn answers cancelled, unless it ended before the agent saw the cancel; the v2 idle "
-                f"carries {reason!r}, which breaks v2's cancellation rule if v2 saw the cancel while running",
+                f"carries {say(reason)}, which breaks v2's cancellation rule if v2 saw the cancel while running",
             )
         s.stops.append((self._line, reason, None))
         if not s.turn:
@@ -309,6 +507,10 @@ class V1AgentToV2Client(_Bridge):
         update = params["update"]
         kind = update["sessionUpdate"]
         s = self._session(sid)
+        replay = self._replays.get(conn)
+        if replay is not None and _key(replay.sid) == _key(sid):
+            self._replayed(conn, replay, s, msg, update)
+            return
         s.add_conn(conn)
         if update["sessionUpdate"] in TURN_SIGNS and update["sessionUpdate"] not in ("user_message", "user_message_chunk"):
             self._started(s, sid)  # (an echo decides in _echo: it may belong to a finished prompt)
@@ -341,12 +543,58 @@ class V1AgentToV2Client(_Bridge):
                     return
                 self.problem(
                     "update-after-idle",
-                    f"{kind} for {tid!r}, a tool call of work the bridge already reported idle; "
+                    f"{kind} for {say(tid)}, a tool call of work the bridge already reported idle; "
                     "v2: the idle follows all updates for the work that ended; not forwarded",
                 )
                 return
             s.tools[tid] = update.get("status", s.tools.get(tid, "pending"))
-        self.emit(conn, "agent", msg)
+            if isinstance(update.get("title"), str):
+                s.titles[tid] = update["title"]
+        self._forward_update(conn, msg, update)
+
+    def _forward_update(self, conn: str, msg: dict, update: dict) -> None:
+        """An update other than a message: in v2's shape, or a problem."""
+        new, notes = tr.update_to_v2(update)
+        self._notes(notes)
+        if new is not None:
+            self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
+
+    def _replayed(self, conn: str, replay: _Replay, s: _Session2, msg: dict, update: dict) -> None:
+        """An update of the v1 agent's session/load replay, for the resuming v2 client."""
+        kind = update["sessionUpdate"]
+        if not replay.forward:
+            replay.withheld += 1
+            self.absorbed.append(self._line)  # the client asked no replay (problem resume-through-load)
+            return
+        if kind == "state_update":
+            self.problem("v1-agent-not-v1", "a state_update from the v1 agent: v1 has none, and the bridge reports state itself; not forwarded")
+            return
+        base = kind[: -len("_chunk")] if kind.endswith("_chunk") else kind
+        if base not in ("user_message", "agent_message", "agent_thought"):
+            self._forward_update(conn, msg, update)
+            return
+        mid = update.get("messageId")
+        if mid is None:
+            noid = replay.noid
+            if noid[0] != kind:
+                noid[:] = [kind, noid[1] + 1, self._new_id()]
+                self.problem(
+                    "replay-message-id",
+                    f"a replayed {base.replace('_', ' ')} without messageId: the bridge cannot tell which message it "
+                    "was, so it gets a fresh ID and v2 clients may show it twice",
+                )
+            mid = noid[2]
+        else:
+            replay.noid[0] = None
+            mid = s.idmap.get(mid, mid) if base == "user_message" else mid
+        new = _with_id(update, mid)
+        if mid not in replay.seen and kind != base:
+            # "When replay reconstructs a user message from its beginning using chunks, the
+            # agent MUST first send a user_message update with content: []" (and so for agent
+            # messages and thoughts: the client may hold the message from the live session).
+            self.emit(conn, "agent", _update(_params(msg).get("sessionId"), {"sessionUpdate": base, "messageId": mid, "content": []}))
+        replay.seen.add(mid)
+        self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
 
     def _echo(self, conn: str, sid, s: _Session2, msg: dict, update: dict, key) -> None:
         """A v1 user-message update: the echo that may be the insertion point."""
@@ -408,3 +656,8 @@ class V1AgentToV2Client(_Bridge):
         for s in self._sessions.values():
             if conn in s.conns:
                 s.conns.remove(conn)
+            s.closing = [(c, r) for c, r in s.closing if c != conn]
+        self._replays.pop(conn, None)
+        for table in (self._routes, self._asked):
+            for k in [k for k in table if k[0] == conn]:
+                del table[k]

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
 
-from .core import CHUNK_OF, INTERNAL_ERROR, V1_UPDATE_KINDS, WORKING, _Bridge, _key, _params, _update
+from . import translate as tr
+from .core import CHUNK_OF, INTERNAL_ERROR, WORKING, _Bridge, _key, _params, _update
+from .translate import say
 
 
 # ---------------------------------------------------------------------------
@@ -37,6 +39,9 @@ class _Conn1:
     held: list = field(default_factory=list)  # _Open, oldest first
     content: dict = field(default_factory=dict)  # messageId -> the content the v1 client holds for it
     answered: dict = field(default_factory=dict)  # messageId -> line of the v1 prompt the bridge answered
+    tools: dict = field(default_factory=dict)  # tool call -> the content the v1 client holds for it
+    setup: str = ""  # "session/load" or "session/resume" while one is under way (replay, the state snapshot)
+    sid: object = None
 
 
 class V2AgentToV1Client(_Bridge):
@@ -62,31 +67,96 @@ class V2AgentToV1Client(_Bridge):
     to = "v1"
     BUGS = ("v1-error-stop-reason", "v1-drop-error-code")
 
-    def __init__(self, background: str = "forward", bug: str = "") -> None:
-        super().__init__(bug)
+    def __init__(self, background: str = "forward", bug: str = "", validators: dict | None = None) -> None:
+        super().__init__(bug, validators)
         if background not in ("forward", "drop"):
             raise ValueError(f"background must be 'forward' or 'drop', not {background!r}")
         self.background = background
         self._conns: dict[tuple, _Conn1] = {}
         self._open: dict[tuple, tuple] = {}  # (conn, id key) -> (_Conn1, _Open)
-        self._requests: dict[tuple, str] = {}
+        self._routes: dict[tuple, tuple] = {}  # (conn, id key) -> (what the client asked, session id)
+        self._serial = 0
 
     def _c(self, conn: str, sid) -> _Conn1:
-        return self._conns.setdefault((conn, _key(sid)), _Conn1())
+        return self._conns.setdefault((conn, _key(sid)), _Conn1(sid=sid))
 
     def _message(self, conn: str, sender: str, msg: dict) -> None:
         method = msg.get("method")
+        self.ask(conn, sender, msg)
         if sender == "client":
-            self._client(conn, msg, method)
+            if method is None:
+                self.emit(conn, "client", msg)  # v1's permission outcomes are v2's
+                self.answered(conn, "agent", msg.get("id"))
+            else:
+                self._client(conn, msg, method)
         elif method is None:
             self._response(conn, msg)
         elif method == "session/update":
             self._agent_update(conn, msg)
-        else:
+        elif method == "session/request_permission":
+            self._serial += 1
+            new, notes = tr.permission_to_v1(_params(msg), self._serial)
+            self._notes(notes)
+            self.emit(conn, "agent", dict(msg, params=new))
+        elif method in tr.V1_CLIENT_METHODS or method.startswith("_") or method == "$/cancel_request":
             self.emit(conn, "agent", msg)
+        else:
+            self.unbridged(conn, "agent", msg, "v1")
+
+    def _notes(self, notes) -> None:
+        for note in notes:
+            self.problem("no-v1-equivalent", note)
+
+    def _route(self, conn: str, msg: dict, method: str, params: dict, sid=None) -> None:
+        self._routes[(conn, _key(msg["id"]))] = (msg["method"], sid)
+        self.emit(conn, "client", dict(msg, method=method, params=params))
 
     def _client(self, conn: str, msg: dict, method) -> None:
         params = _params(msg)
+        request = "id" in msg
+        if method == "initialize" and request:
+            new, notes = tr.init_request_to_v2(params)
+            self._notes(notes)
+            self._route(conn, msg, method, new)
+            return
+        if method == "session/new" and request:
+            new, notes = tr.session_request_to_v2(params)
+            self._notes(notes)
+            self._route(conn, msg, method, new)
+            return
+        if method in ("session/load", "session/resume") and request:
+            # v1's session/load is v2's session/resume with replay from the start.
+            new, notes = tr.session_request_to_v2(params)
+            self._notes(notes)
+            if method == "session/load":
+                new["replayFrom"] = {"type": "start"}
+            sid = params.get("sessionId")
+            c = self._c(conn, sid)
+            c.setup = method
+            if method == "session/load":
+                c.content, c.tools = {}, {}  # the v1 client rebuilds the conversation from the replay
+            self._route(conn, msg, "session/resume", new, sid)
+            return
+        if method == "$/cancel_request":
+            found = self._open.get((conn, _key(params.get("requestId"))))
+            if found is not None and found[1].mid is not None:
+                # v1: cancelling the prompt request cancels its turn. v2: the prompt was
+                # inserted, its request is answered, "the work is stopped with session/cancel".
+                self.emit(conn, "client", {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": found[0].sid}})
+                return
+        if method == "session/set_config_option" and request:
+            new, notes = tr.set_config_to_v2(params)
+            self._route(conn, msg, method, new)
+            return
+        if method in tr.RENAMED_V1:
+            if request:
+                self._route(conn, msg, tr.RENAMED_V1[method], params)
+            else:
+                self.emit(conn, "client", dict(msg, method=tr.RENAMED_V1[method]))
+            return
+        if method not in tr.V2_AGENT_METHODS and not method.startswith("_") and method != "$/cancel_request":
+            self.unbridged(conn, "client", msg, "v2")
+            return
         if method == "session/prompt":
             c = self._c(conn, params.get("sessionId"))
             if c.held:
@@ -101,19 +171,12 @@ class V2AgentToV1Client(_Bridge):
             self._open[(conn, _key(msg["id"]))] = (c, o)
             self.emit(conn, "client", msg)
             return
-        if method == "session/resume" and params.get("replayFrom"):
-            # v2's resume with replay is v1's session/load.
-            new = copy.deepcopy(msg)
-            new["method"] = "session/load"
-            del new["params"]["replayFrom"]
-            self.emit(conn, "client", new)
-            return
         self.emit(conn, "client", msg)
 
     def _response(self, conn: str, msg: dict) -> None:
         found = self._open.get((conn, _key(msg["id"])))
         if found is None:
-            self.emit(conn, "agent", msg)
+            self._routed(conn, msg)
             return
         c, o = found
         if o.mid is not None:
@@ -128,7 +191,8 @@ class V2AgentToV1Client(_Bridge):
         result = msg["result"]
         mid = result.get("messageId") if isinstance(result, dict) else None
         if not isinstance(mid, str):
-            self.problem("malformed", f"the v2 session/prompt result has messageId {mid!r}, not a string; taken as inserted")
+            said = "no messageId" if mid is None else f"messageId {say(mid)}, not a string"
+            self.problem("malformed", f"the v2 session/prompt result has {said}; taken as inserted")
             mid = f"?{o.line}"
         # Swallowed: v1's result has no messageId; the bridge keeps the association.
         o.mid, o.resp_line = mid, self._line
@@ -143,6 +207,32 @@ class V2AgentToV1Client(_Bridge):
             )
         if idx < len(c.idles):
             self._complete(conn, c, o, *c.idles[idx])
+
+    def _routed(self, conn: str, msg: dict) -> None:
+        """The v2 agent's answer to a client request other than a prompt, in v1's shape."""
+        asked, sid = self._routes.pop((conn, _key(msg["id"])), (None, None))
+        result = msg.get("result")
+        commands = None
+        if asked in ("session/load", "session/resume"):
+            self._c(conn, sid).setup = ""
+        if "result" in msg and isinstance(result, dict):
+            notes: list = []
+            if asked == "initialize":
+                result, notes = tr.init_response_to_v1(result)
+            elif asked in ("session/new", "session/load", "session/resume"):
+                result, notes, commands = tr.session_result_to_v1(result)
+                if asked == "session/new":
+                    sid = result.get("sessionId")
+            elif asked == "session/set_config_option" and isinstance(result.get("configOptions"), list):
+                options, notes = tr.config_options_to_v1(result["configOptions"])
+                result = dict(result, configOptions=options)
+            self._notes(notes)
+            msg = dict(msg, result=result)
+        self.emit(conn, "agent", msg)
+        self.answered(conn, "client", msg["id"])
+        if commands:
+            # v1 has the session's commands only as an update: sent right after the session is there.
+            self.emit(conn, "agent", _update(sid, {"sessionUpdate": "available_commands_update", "availableCommands": commands}))
 
     def _complete(self, conn: str, c: _Conn1, o: _Open, line: int, update: dict) -> None:
         """Answer the held v1 prompt from the idle on ``line``."""
@@ -159,22 +249,24 @@ class V2AgentToV1Client(_Bridge):
                 # "using -32603 (internal error) when error is absent"
                 err = dict(INTERNAL_ERROR)
             elif not (isinstance(err, dict) and isinstance(err.get("code"), int) and isinstance(err.get("message"), str)):
-                self.problem("malformed", f"the idle's error {err!r} is not a JSON-RPC error object; answered -32603", line)
+                self.problem("malformed", f"the idle's error {say(err)} is not a JSON-RPC error object; answered -32603", line)
                 err = dict(INTERNAL_ERROR, data={"error": err})
             else:
                 err = copy.deepcopy(err)
             self.emit(conn, "agent", {"jsonrpc": "2.0", "id": o.rid, "error": err}, cause=line)
+            self.answered(conn, "client", o.rid)
             return
         if reason not in V1_STOP_REASONS and not (reason == "error" and self.bug == "v1-error-stop-reason"):
             if reason is None:
                 self.problem("missing-stop-reason", "an idle that ends work without a stopReason: v1 requires one; answered end_turn", line)
             else:
-                self.problem("custom-stop-reason", f"stopReason {reason!r} has no v1 value (v1 has five); answered end_turn", line)
+                self.problem("custom-stop-reason", f"stopReason {say(reason)} has no v1 value (v1 has five); answered end_turn", line)
             reason = "end_turn"
         result = {"stopReason": reason}
         if "usage" in update:
             result["usage"] = copy.deepcopy(update["usage"])
         self.emit(conn, "agent", {"jsonrpc": "2.0", "id": o.rid, "result": result}, cause=line)
+        self.answered(conn, "client", o.rid)
 
     def _agent_update(self, conn: str, msg: dict) -> None:
         params = _params(msg)
@@ -182,6 +274,9 @@ class V2AgentToV1Client(_Bridge):
         update = params["update"]
         kind = update["sessionUpdate"]
         c = self._c(conn, sid)
+        if c.setup:
+            self._replayed(conn, c, msg, update, kind)
+            return
         if kind == "state_update":
             self._state(conn, c, update)
             return
@@ -195,7 +290,7 @@ class V2AgentToV1Client(_Bridge):
             if kind in ("user_message", "user_message_chunk") and mid in c.answered:
                 self.problem(
                     "echo-after-turn",
-                    f"the {kind} for {mid!r}, the message of the v1 prompt on line {c.answered[mid]}, after the "
+                    f"the {kind} for {say(mid)}, the message of the v1 prompt on line {c.answered[mid]}, after the "
                     f"idle that answered that prompt: v1 reports a prompt's updates before its response; {action}",
                 )
             else:
@@ -203,33 +298,53 @@ class V2AgentToV1Client(_Bridge):
                 self.problem("background-update", f"a {kind} update {where}: v1 reports updates inside a prompt turn; {action}")
             if self.background == "drop":
                 return
+        self._forward_update(conn, c, msg, update, kind)
+
+    def _forward_update(self, conn: str, c: _Conn1, msg: dict, update: dict, kind: str) -> None:
         if kind in CHUNK_OF:
             self._whole(conn, c, msg, update, kind)
             return
-        if kind not in V1_UPDATE_KINDS:
-            self.problem("no-v1-equivalent", f"a {kind} update has no v1 counterpart; not forwarded")
+        if kind in CHUNK_OF.values():
+            if "messageId" in update:
+                c.content.setdefault(update["messageId"], []).append(update.get("content"))
+            self.emit(conn, "agent", msg)
             return
-        if kind in CHUNK_OF.values() and "messageId" in update:
-            c.content.setdefault(update["messageId"], []).append(update.get("content"))
-        self.emit(conn, "agent", msg)
+        new, notes = tr.update_to_v1(update, c.tools)
+        self._notes(notes)
+        if new is not None:
+            self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
+
+    def _replayed(self, conn: str, c: _Conn1, msg: dict, update: dict, kind: str) -> None:
+        """An update while a session/load or session/resume is under way on this connection."""
+        if kind == "state_update":
+            # The current-state snapshot v2 sends before the resume response: v1's load and
+            # resume have none ("Repeated or resume snapshots ... MUST NOT be counted as new
+            # completions"); the state itself is kept for the prompts to come.
+            c.fg = "idle" if update.get("state") == "idle" else update.get("state", c.fg)
+            self.absorbed.append(self._line)
+            return
+        if c.setup == "session/resume" and kind in ("user_message", "user_message_chunk", "agent_message",
+                                                     "agent_message_chunk", "agent_thought", "agent_thought_chunk"):
+            self.problem("no-v1-equivalent", f"a {kind} while resuming without replay: v1's session/resume replays nothing; forwarded")
+        self._forward_update(conn, c, msg, update, kind)
 
     def _whole(self, conn: str, c: _Conn1, msg: dict, update: dict, kind: str) -> None:
         """A whole-message update, fanned out as v1 chunks where that is exact."""
         mid = update.get("messageId")
         content = update.get("content", ...)
         if content is ...:
-            self.problem("whole-message-clear", f"a patch-only {kind} for {mid!r} (no content): v1 chunks cannot patch; not forwarded")
+            self.problem("whole-message-clear", f"a patch-only {kind} for {say(mid)} (no content): v1 chunks cannot patch; not forwarded")
             return
         if content is None or content == []:
-            self.problem("whole-message-clear", f"a {kind} for {mid!r} with content {json.dumps(content)} clears it: v1 chunks cannot; not forwarded")
+            self.problem("whole-message-clear", f"a {kind} for {say(mid)} with content {json.dumps(content)} clears it: v1 chunks cannot; not forwarded")
             return
         if "_meta" in update and update["_meta"] is None:
-            self.problem("whole-message-clear", f"a {kind} for {mid!r} with _meta: null: v1 chunks cannot unset _meta; content forwarded")
+            self.problem("whole-message-clear", f"a {kind} for {say(mid)} with _meta: null: v1 chunks cannot unset _meta; content forwarded")
         if mid in c.content and c.content[mid] == content and "_meta" not in update:
             self.absorbed.append(self._line)  # replaces the content with what the v1 client already holds
             return
         if mid in c.content:
-            self.problem("whole-after-chunks", f"a {kind} for {mid!r} after the v1 client received content for it: v1 has no way to replace earlier chunks; not forwarded")
+            self.problem("whole-after-chunks", f"a {kind} for {say(mid)} after the v1 client received content for it: v1 has no way to replace earlier chunks; not forwarded")
             return
         if not isinstance(content, list):
             raise TypeError(f"{kind} content is not an array")
@@ -255,7 +370,7 @@ class V2AgentToV1Client(_Bridge):
             c.fg = state  # swallowed: an open v1 request is v1's running state
             return
         if state != "idle":
-            self.problem("no-v1-equivalent", f"state {state!r} has no v1 counterpart; not forwarded")
+            self.problem("no-v1-equivalent", f"state {say(state)} has no v1 counterpart; not forwarded")
             return
         if c.fg == "idle":
             # A repeated snapshot: "MUST NOT be counted as new completions".
@@ -275,7 +390,7 @@ class V2AgentToV1Client(_Bridge):
         c.used.add(line)
         self.problem(
             "idle-without-prompt",
-            f"an idle (stopReason {update.get('stopReason')!r}) that ends work no open v1 prompt was waiting on: "
+            f"an idle ({_stop(update)}) that ends work no open v1 prompt was waiting on: "
             "v1 has no way to report it; not forwarded",
             line,
         )
@@ -298,3 +413,11 @@ class V2AgentToV1Client(_Bridge):
         for k in [k for k in self._open if k[0] == conn]:
             c, o = self._open.pop(k)
             c.held.remove(o)
+        for table in (self._routes, self._asked):
+            for k in [k for k in table if k[0] == conn]:
+                del table[k]
+
+
+def _stop(update: dict) -> str:
+    reason = update.get("stopReason")
+    return "no stopReason" if reason is None else f"stopReason {say(reason)}"
