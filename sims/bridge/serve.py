@@ -36,7 +36,7 @@ from pathlib import Path
 from .core import _bad_number, _Bridge
 from .run import make_bridge
 
-__all__ = ["RecordError", "record_paths", "serve", "replay_record", "load_validators"]
+__all__ = ["RecordError", "record_paths", "serve", "replay_record", "recorded_sent", "record_sides", "load_validators", "schema_problems"]
 
 CONN = "c0"  # the one client connection of a stdio bridge
 
@@ -278,3 +278,34 @@ def recorded_sent(path) -> list[dict]:
         if "n" not in line and line.get("side") != "bridge":
             out.append({k: line[k] for k in ("conn", "from", "msg")})
     return out
+
+
+def schema_problems(entries, validator) -> list[str]:
+    """Every schema problem of a one-side transcript (entries ``{"conn", "from", "msg"}``),
+    as ``"line N: problem"``; a response is checked against the method of its request."""
+    asked: dict = {}
+    out = []
+    for n, e in enumerate(entries, 1):
+        if "msg" not in e:
+            continue
+        m = e["msg"]
+        method = None
+        if "method" in m and "id" in m:
+            asked[(e["conn"], e["from"], json.dumps(m["id"]))] = m["method"]
+        elif "method" not in m:
+            method = asked.get((e["conn"], "agent" if e["from"] == "client" else "client", json.dumps(m.get("id"))))
+        out += [f"line {n}: {p}" for p in validator.check(m, e["from"], method)]
+    return out
+
+
+def record_sides(path) -> dict:
+    """A record read back: ``{"v1": [entries], "v2": [entries], "problems": [data]}``, each
+    side a transcript in order (what its clients and agent sent there)."""
+    sides: dict = {"v1": [], "v2": [], "problems": []}
+    for raw in Path(path).read_text(encoding="utf-8").splitlines():
+        line = json.loads(raw)
+        if line.get("side") == "bridge":
+            sides["problems"].append(line["problem"])
+        elif "msg" in line:
+            sides[line["side"]].append({k: line[k] for k in ("conn", "from", "msg")})
+    return sides

@@ -185,7 +185,7 @@ def init_response_to_v1(result: dict) -> tuple[dict, list[str]]:
         ac["promptCapabilities"] = {k: isinstance(prompt.get(k), dict) for k in ("image", "audio", "embeddedContext")}
         ac["mcpCapabilities"] = {"http": isinstance(mcp.get("http"), dict), "sse": False}
         if not isinstance(mcp.get("stdio"), dict):
-            notes.append("the v2 agent does not accept stdio MCP servers, which every v1 agent must; the bridge refuses them in session/new")
+            notes.append("the v2 agent does not advertise stdio MCP servers, which every v1 agent accepts; a v1 client's stdio servers are passed on and the agent may refuse them")
         sc = {"list": {}, "resume": {}, "close": {}}
         for k in ("delete", "additionalDirectories"):
             if isinstance(session.get(k), dict):

@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// A v1 agent on the official TypeScript SDK's v1 apps (@agentclientprotocol/sdk 2.4.0, `agent()`),
+// speaking ACP v1 on stdio. The SDK does the wire (framing, initialize, schemas, error responses);
+// this file only decides what the agent says. What a prompt does depends on its text:
+//
+//   "fail ..."   echo, one agent chunk, then an error response (-32000) after the echo
+//   "slow ..."   echo, one agent chunk, a tool call, then wait for session/cancel; answer cancelled
+//   "reject"     an error response (-32602) before anything: rejected before insertion
+//   otherwise    echo, a thought, a tool call, a permission request, its result, a plan, an
+//                agent chunk, end_turn
+//
+// session/load replays every retained message (user and agent chunks, with their messageIds).
+// session/resume and session/close are supported (the Python SDK agent lacks both).
+
+import { Readable, Writable } from "node:stream";
+
+import * as acp from "@agentclientprotocol/sdk";
+
+const sessions = new Map(); // sessionId -> { history: [update], cancel: () => void | null }
+let nextId = 0;
+const fresh = (prefix) => `${prefix}_${++nextId}`;
+
+function session(sessionId) {
+  const s = sessions.get(sessionId);
+  if (!s) throw acp.RequestError.sessionNotFound(sessionId);
+  return s;
+}
+
+async function say(client, sessionId, update, keep = true) {
+  if (keep) session(sessionId).history.push(update);
+  await client.notify(acp.methods.client.session.update, { sessionId, update });
+}
+
+const text = (t) => ({ type: "text", text: t });
+
+const app = acp
+  .agent({ name: "v1-agent-ts" })
+  .onRequest(acp.methods.agent.initialize, () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentInfo: { name: "v1-agent-ts", title: "v1 agent (TypeScript SDK)", version: "1.0.0" },
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: false },
+      sessionCapabilities: { resume: {}, close: {} },
+    },
+    authMethods: [],
+  }))
+  .onRequest(acp.methods.agent.session.new, () => {
+    const sessionId = fresh("ts_sess");
+    sessions.set(sessionId, { history: [], cancel: null });
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    const s = session(params.sessionId);
+    for (const update of s.history) await say(client, params.sessionId, update, false);
+    return {};
+  })
+  .onRequest(acp.methods.agent.session.resume, ({ params }) => {
+    session(params.sessionId);
+    return {};
+  })
+  .onRequest(acp.methods.agent.session.close, ({ params }) => {
+    const s = session(params.sessionId);
+    if (s.cancel) s.cancel();
+    sessions.delete(params.sessionId);
+    return {};
+  })
+  .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (s && s.cancel) s.cancel();
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    const sid = params.sessionId;
+    const s = session(sid);
+    const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ");
+    if (words.startsWith("reject")) throw acp.RequestError.invalidParams(undefined, "this agent rejects that prompt");
+    const userId = fresh("ts_user");
+    for (const block of params.prompt) {
+      await say(client, sid, { sessionUpdate: "user_message_chunk", messageId: userId, content: block });
+    }
+    const agentId = fresh("ts_agent");
+    if (words.startsWith("fail")) {
+      await say(client, sid, { sessionUpdate: "agent_message_chunk", messageId: agentId, content: text("Trying...") });
+      throw acp.RequestError.authRequired({ provider: "example" }, "the provider's credential expired");
+    }
+    if (words.startsWith("slow")) {
+      await say(client, sid, { sessionUpdate: "agent_message_chunk", messageId: agentId, content: text("Working") });
+      const toolCallId = fresh("ts_tool");
+      await say(client, sid, { sessionUpdate: "tool_call", toolCallId, title: "Long search", kind: "search", status: "in_progress" });
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 20000);
+        s.cancel = () => { clearTimeout(timer); resolve(); };
+      });
+      s.cancel = null;
+      await say(client, sid, { sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+      return { stopReason: "cancelled" };
+    }
+    await say(client, sid, { sessionUpdate: "agent_thought_chunk", messageId: fresh("ts_thought"), content: text("Reading the file first.") });
+    const toolCallId = fresh("ts_tool");
+    await say(client, sid, {
+      sessionUpdate: "tool_call", toolCallId, title: "Read README.md", kind: "read", status: "pending",
+      locations: [{ path: "/tmp/project/README.md", line: 1 }],
+    });
+    const permission = await client.request(acp.methods.client.session.requestPermission, {
+      sessionId: sid,
+      toolCall: { toolCallId, title: "Read README.md", kind: "read", status: "pending" },
+      options: [
+        { optionId: "allow", name: "Allow once", kind: "allow_once" },
+        { optionId: "reject", name: "Reject", kind: "reject_once" },
+      ],
+    });
+    const allowed = permission.outcome.outcome === "selected" && permission.outcome.optionId === "allow";
+    await say(client, sid, {
+      sessionUpdate: "tool_call_update", toolCallId, status: allowed ? "completed" : "failed",
+      content: [{ type: "content", content: text(allowed ? "# Project" : "not allowed") }],
+    });
+    await say(client, sid, {
+      sessionUpdate: "plan",
+      entries: [{ content: "Summarise the README", priority: "high", status: "completed" }],
+    });
+    await say(client, sid, { sessionUpdate: "agent_message_chunk", messageId: agentId, content: text(`You said: ${words}`) });
+    return { stopReason: "end_turn" };
+  });
+
+const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
+const connection = app.connect(stream);
+await connection.closed;
