@@ -37,6 +37,7 @@ BASE: dict[str, list[str]] = {
     "regress": ["--verdicts", str(ROOT / "docs" / "verdicts.json"), "--variant", "rfd"],
     "schema": ["--config", "tiny"],
     "diff": ["--config", "restart"],
+    "bridge": ["--to", "v2"],
 }
 POSITIONALS: dict[tuple[str, str], str] = {
     ("scenario", "name"): "cancel-request-wins",
