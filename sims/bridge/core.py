@@ -215,13 +215,18 @@ def _bad_number(value, where: str = "msg") -> str:
     return ""
 
 
-def _is_jsonrpc(msg) -> str:
-    """'' for a readable JSON-RPC message, else why not (a plain sentence)."""
+def _is_jsonrpc(msg, numbers: bool = True) -> str:
+    """'' for a readable JSON-RPC message, else why not (a plain sentence). ``numbers``:
+    also refuse NaN and Infinity (off only for messages known finite: the model's)."""
     if not isinstance(msg, dict):
         return "msg is not an object"
-    bad = _bad_number(msg)
-    if bad:
-        return f"{bad} is NaN or Infinity, which JSON does not have"
+    if numbers:
+        try:
+            json.dumps(msg, allow_nan=False)  # (in C: the walk below only finds where)
+        except ValueError:
+            return f"{_bad_number(msg) or 'a number'} is NaN or Infinity, which JSON does not have"
+        except (TypeError, RecursionError):
+            return "msg holds something JSON cannot carry"
     if "id" in msg and not (msg["id"] is None or isinstance(msg["id"], (str, float)) or type(msg["id"]) is int):
         return f"the id {say(msg['id'])} is not a string, a number or null"
     if "method" in msg:
@@ -274,6 +279,8 @@ class _Bridge:
         self.validators = validators or {}
         #: (conn, requester, id key) -> method, of every request received from either side
         self._asked: dict = {}
+        #: Refuse NaN and Infinity in what is fed (off only for the model's own messages).
+        self.check_numbers = True
         self.problems: list[Problem] = []
         #: The output side's transcript, with provenance: what its clients sent (as fed) and
         #: everything the bridge sent them, in order (``to="v2"``: the v2 side).
@@ -302,7 +309,7 @@ class _Bridge:
             elif entry.get("from") not in ("client", "agent"):
                 self.problem("malformed", 'not a transcript entry: "from" must be "client" or "agent"')
             else:
-                why = _is_jsonrpc(entry.get("msg"))
+                why = _is_jsonrpc(entry.get("msg"), self.check_numbers)
                 if why:
                     self.problem("malformed", f"not a JSON-RPC message: {why}; not forwarded")
                 else:

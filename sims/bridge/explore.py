@@ -112,7 +112,7 @@ def explore_bridge(
     violations: dict = {}
     questions: dict = {}
     for tr in transcripts:
-        run = run_bridge(tr, to, **options)
+        run = run_bridge(tr, to, finite=True, **options)
         for pid, msgs in check_properties(run).items():
             if msgs and pid not in violations:
                 violations[pid] = (tr, msgs)

@@ -13,6 +13,7 @@ from .core import (
     Q_V1_TO_V2, Q_V1_UNCHANGED, Q_V2_TO_V1, V1_AGENT_FAULTS, V1_UPDATE_KINDS, WORKING, _key, _params,
 )
 from .run import BridgeRun
+from .translate import say
 from .view import _msg, compact
 
 
@@ -167,9 +168,9 @@ def _v1_unchanged(run: BridgeRun) -> list[str]:
                     continue  # _v1_error_idle
                 got = m.get("result", {}).get("stopReason") if isinstance(m.get("result"), dict) else None
                 if reason in V1_STOP_REASONS and got != reason:
-                    bad.append(f"the idle on line {o.cause} has stopReason {reason!r}; the v1 result has {got!r}")
+                    bad.append(f"the idle on line {o.cause} has stopReason {say(reason)}; the v1 result has {say(got)}")
                 elif reason not in V1_STOP_REASONS and o.cause not in reported:
-                    bad.append(f"the idle on line {o.cause} has stopReason {reason!r}, which v1 lacks, and no problem was reported")
+                    bad.append(f"the idle on line {o.cause} has stopReason {say(reason)}, which v1 lacks, and no problem was reported")
             elif sm is not None and src.get("from") == "agent" and "method" not in sm and (str(src.get("conn")), _key(sm.get("id"))) == k:
                 if m != sm:
                     bad.append(f"the v2 error response on line {o.cause} reached v1 changed: {json.dumps(m)}")
@@ -318,7 +319,7 @@ def _v2_error_after_insertion(run: BridgeRun) -> list[str]:
                     elif u.get("stopReason") != "error" or u.get("error") != m["error"]:
                         bad.append(
                             f"the v1 error on line {n} ({json.dumps(m['error'])}) after insertion became idle "
-                            f"stopReason={u.get('stopReason')!r} error={json.dumps(u.get('error'))}"
+                            f"stopReason={say(u.get('stopReason'))} error={json.dumps(u.get('error'))}"
                         )
             elif not any(o.entry["msg"] == m for o in caused):
                 bad.append(f"the v1 error on line {n} before insertion was not forwarded as the v2 error response")
@@ -338,11 +339,11 @@ def _v2_stop_reason(run: BridgeRun) -> list[str]:
             idles = [u for u in (_state_update(_msg(o.entry)) for o in _caused(run).get(n, [])) if u and u.get("state") == "idle"]
             for u in idles:
                 if u.get("stopReason") != reason:
-                    bad.append(f"the v1 result on line {n} (stopReason {reason!r}) became an idle with {u.get('stopReason')!r}")
+                    bad.append(f"the v1 result on line {n} (stopReason {say(reason)}) became an idle with {say(u.get('stopReason'))}")
             if not idles and not run.partial and not any(
                 o.cause > n and (_state_update(_msg(o.entry)) or {}).get("state") == "idle" for o in run.out
             ):
-                bad.append(f"the v1 result on line {n} (stopReason {reason!r}) never became an idle")
+                bad.append(f"the v1 result on line {n} (stopReason {say(reason)}) never became an idle")
     return bad
 
 

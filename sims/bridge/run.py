@@ -64,10 +64,12 @@ def _numbered(entries) -> list[tuple[int, dict]]:
     return list(enumerate(entries, 1))
 
 
-def run_bridge(entries, to: str, partial: bool = False, **options) -> BridgeRun:
-    """Run a bridge over ``entries`` (entries, or ``(line, entry)`` pairs as ``parse`` gives)."""
+def run_bridge(entries, to: str, partial: bool = False, finite: bool = False, **options) -> BridgeRun:
+    """Run a bridge over ``entries`` (entries, or ``(line, entry)`` pairs as ``parse`` gives).
+    ``finite``: the entries are known to hold no NaN or Infinity (the model's), not checked."""
     inp = _numbered(entries)
     b = make_bridge(to, **options)
+    b.check_numbers = not finite
     for n, entry in inp:
         b.feed(_as_client_sent(entry, to), n)
     b.finish(partial)

@@ -54,6 +54,11 @@ def say(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _cp(value):
+    """A copy of a JSON value (scalars as they are: nothing here mutates what it returns)."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else copy.deepcopy(value)
+
+
 def _obj(value) -> dict:
     return value if isinstance(value, dict) else {}
 
@@ -494,7 +499,7 @@ def tool_update_to_v2(update: dict) -> tuple[dict, list[str]]:
                 locs.append(loc)
             out[k] = locs
         else:
-            out[k] = copy.deepcopy(v)
+            out[k] = _cp(v)
     return out, notes
 
 
@@ -522,7 +527,7 @@ def tool_update_to_v1(update: dict, known: bool | None) -> tuple[dict | None, li
         elif v is None and k in ("kind", "status", "title"):
             notes.append(f"a tool call update that resets {k} (null), which v1 cannot express; not passed on")
         else:
-            out[k] = copy.deepcopy(v)
+            out[k] = _cp(v)
     if out["sessionUpdate"] == "tool_call" and not isinstance(out.get("title"), str):
         out["title"] = out["name"] if isinstance(out.get("name"), str) else str(out.get("toolCallId"))
     return out, notes
@@ -575,7 +580,7 @@ def update_to_v2(update: dict) -> tuple[dict | None, list[str]]:
         return _meta(update, {"sessionUpdate": kind, "configOptions": options}), notes
     if kind == "current_mode_update":
         return None, [f"a current_mode_update (mode {say(update.get('currentModeId'))}): v2 has no session modes; not forwarded"]
-    return copy.deepcopy(update), []
+    return update, []  # the same in both versions (shared: the bridge never mutates a message)
 
 
 def update_to_v1(update: dict, tools: dict) -> tuple[dict | None, list[str]]:
@@ -618,7 +623,7 @@ def update_to_v1(update: dict, tools: dict) -> tuple[dict | None, list[str]]:
     if kind in ("terminal_update", "terminal_output_chunk"):
         return None, [f"a {kind}: v1 terminals belong to the client, so a v2 agent's terminal has no v1 counterpart; not forwarded"]
     if kind in ("session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"):
-        return copy.deepcopy(update), []
+        return update, []  # the same in both versions (shared: the bridge never mutates a message)
     return None, [f"a {say(kind)} update has no v1 counterpart; not forwarded"]
 
 

@@ -556,7 +556,9 @@ class V1AgentToV2Client(_Bridge):
         """An update other than a message: in v2's shape, or a problem."""
         new, notes = tr.update_to_v2(update)
         self._notes(notes)
-        if new is not None:
+        if new is update:
+            self.emit(conn, "agent", msg)
+        elif new is not None:
             self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
 
     def _replayed(self, conn: str, replay: _Replay, s: _Session2, msg: dict, update: dict) -> None:

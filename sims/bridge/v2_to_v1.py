@@ -311,7 +311,9 @@ class V2AgentToV1Client(_Bridge):
             return
         new, notes = tr.update_to_v1(update, c.tools)
         self._notes(notes)
-        if new is not None:
+        if new is update:
+            self.emit(conn, "agent", msg)
+        elif new is not None:
             self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
 
     def _replayed(self, conn: str, c: _Conn1, msg: dict, update: dict, kind: str) -> None:
