@@ -375,3 +375,10 @@ def test_serve_never_overwrites_a_record_and_starts_nothing_then(tmp_path, capsy
     err = capsys.readouterr().err
     assert code == 2 and "r.v2.jsonl: exists; pass --force" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.v2.jsonl"] and (tmp_path / "r.v2.jsonl").read_text() == "mine"
+
+
+def test_an_agent_that_cannot_start_is_one_line_and_leaves_no_record(tmp_path, capsys):
+    code = main(["bridge", "serve", "--to", "v2", "--record", str(tmp_path / "r.jsonl"), "--", str(tmp_path / "no-such-agent")])
+    err = capsys.readouterr().err
+    assert code == 2 and "cannot start the agent" in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

@@ -133,15 +133,14 @@ async def serve(
     stderr = stderr or sys.stderr
     options = dict(options or {})
     bridge: _Bridge = make_bridge(to, validators=validators, **options)
-    recorder = _Recorder(record, to)
     loop = asyncio.get_running_loop()
     limit = 64 * 1024 * 1024
     try:
         agent = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=limit)
     except OSError as e:
-        recorder.close()
         raise RecordError(f"cannot start the agent {command[0]}: {e.strerror or e}") from None
+    recorder = _Recorder(record, to)  # (only once the agent runs: a failed start leaves no files)
 
     if stdin is None:
         stdin = asyncio.StreamReader(limit=limit, loop=loop)

@@ -83,6 +83,10 @@ def _serve(args, agent: list[str]) -> int:
     options = _options(args)
     if not agent:
         raise UsageError("bridge serve needs the agent's command after --: bridge serve --to v2 -- AGENT_CMD [ARGS...]")
+    import shutil
+
+    if shutil.which(agent[0]) is None:
+        raise UsageError(f"cannot start the agent {agent[0]}: no such command (or not executable)")
     record = None
     if args.record is not None:
         try:
