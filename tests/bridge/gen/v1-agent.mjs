@@ -68,12 +68,14 @@ const app = acp
   })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
     const s = sessions.get(params.sessionId);
+    if (s) s.cancelled = true; // the turn under way is cancelled, whatever it is doing now
     if (s && s.cancel) s.cancel();
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     const sid = params.sessionId;
     const s = session(sid);
     const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ");
+    s.cancelled = false;
     if (words.startsWith("reject")) throw acp.RequestError.invalidParams(undefined, "this agent rejects that prompt");
     const userId = fresh("ts_user");
     for (const block of params.prompt) {
@@ -88,10 +90,12 @@ const app = acp
       await say(client, sid, { sessionUpdate: "agent_message_chunk", messageId: agentId, content: text("Working") });
       const toolCallId = fresh("ts_tool");
       await say(client, sid, { sessionUpdate: "tool_call", toolCallId, title: "Long search", kind: "search", status: "in_progress" });
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 20000);
-        s.cancel = () => { clearTimeout(timer); resolve(); };
-      });
+      if (!s.cancelled) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 20000);
+          s.cancel = () => { clearTimeout(timer); resolve(); };
+        });
+      }
       s.cancel = null;
       await say(client, sid, { sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
       return { stopReason: "cancelled" };

@@ -43,7 +43,7 @@ from acp.schema import AgentCapabilities, Implementation, PermissionOption, Prom
 class Session:
     def __init__(self) -> None:
         self.history: list = []
-        self.cancelled: asyncio.Event | None = None
+        self.cancelled = asyncio.Event()
 
 
 class PySdkAgent(Agent):
@@ -89,12 +89,13 @@ class PySdkAgent(Agent):
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         s = self.sessions.get(session_id)
-        if s is not None and s.cancelled is not None:
-            s.cancelled.set()
+        if s is not None:
+            s.cancelled.set()  # the turn under way is cancelled, whatever it is doing now
 
     async def prompt(self, prompt: list, session_id: str, **kwargs: Any) -> PromptResponse:
         s = self.session(session_id)
         words = " ".join(getattr(block, "text", "") for block in prompt)
+        s.cancelled.clear()
         if words.startswith("reject"):
             raise RequestError.invalid_params({"reason": "this agent rejects that prompt"})
         for block in prompt:
@@ -106,12 +107,10 @@ class PySdkAgent(Agent):
             await self.say(session_id, update_agent_message_text("Working"))
             tool = self.fresh("py_tool")
             await self.say(session_id, start_tool_call(tool, "Long search", kind="search", status="in_progress"))
-            s.cancelled = asyncio.Event()
             try:
                 await asyncio.wait_for(s.cancelled.wait(), 20)
             except asyncio.TimeoutError:
                 pass
-            s.cancelled = None
             await self.say(session_id, update_tool_call(tool, status="failed"))
             return PromptResponse(stop_reason="cancelled")
         tool = self.fresh("py_tool")

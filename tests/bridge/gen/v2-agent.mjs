@@ -54,10 +54,12 @@ async function work(client, sid, words) {
     await say(client, sid, { sessionUpdate: "agent_message_chunk", messageId: agentId, content: text("Working") });
     const toolCallId = fresh("v2_tool");
     await say(client, sid, { sessionUpdate: "tool_call_update", toolCallId, title: "Long search", kind: "search", status: "in_progress" });
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 20000);
-      s.cancel = () => { clearTimeout(timer); resolve(); };
-    });
+    if (!s.cancelled) {
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 20000);
+        s.cancel = () => { clearTimeout(timer); resolve(); };
+      });
+    }
     s.cancel = null;
     await say(client, sid, { sessionUpdate: "tool_call_update", toolCallId, status: "cancelled" });
     await state(client, sid, { state: "idle", stopReason: "cancelled" });
@@ -121,6 +123,7 @@ const app = acp
   })
   .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
     const s = sessions.get(params.sessionId);
+    if (s) s.cancelled = true; // the work under way is cancelled, whatever it is doing now
     if (s && s.cancel) s.cancel();
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
@@ -128,6 +131,7 @@ const app = acp
     session(sid);
     const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ");
     if (words.startsWith("reject")) throw acp.RequestError.invalidParams(undefined, "this agent rejects that prompt");
+    session(sid).cancelled = false;
     const messageId = fresh("v2_user");
     // Insertion: the user message goes into the conversation, then the response says so.
     await say(client, sid, { sessionUpdate: "user_message", messageId, content: params.prompt });
