@@ -8,7 +8,8 @@ replay), through ``acp-lifecycle bridge serve``:
 * ``py-v1-agent`` (and ``-immediate``): the same client -> ``serve --to v2`` -> a v1 agent
   on the Python SDK (PyPI ``agent-client-protocol`` 0.12.1);
 * ``ts-v2-agent``: the TypeScript SDK's v1 ``client()`` -> ``serve --to v1`` -> a v2 agent
-  on its experimental v2 ``agent()``;
+  on its experimental v2 ``agent()``; ``corpus-v2-agent``: the same client and bridge in front of
+  the conformance corpus's v2 agent (tests/corpus/gen, on the same SDK);
 * ``ts-v1-direct``, ``py-v1-direct``: the v1 client straight against each v1 agent (no
   bridge): the SDKs' own v1 transcripts, which ``bridge --to v2`` converts.
 
@@ -22,6 +23,7 @@ skipped with the reason. The schemas come from ``pull`` (v1 and v2 of the pinned
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -50,6 +52,9 @@ EXPECTED_PROBLEMS = {
     # the v2 agent advertises no stdio MCP servers; its permission title differs from its tool
     # call's; its cancelled tool call is "failed" in v1
     "ts-v2-agent": {"no-v1-equivalent": 3},
+    # the corpus agent (issue 10) also advertises no stdio MCP servers, gives its slow tool call a
+    # cancel capability, and ends it cancelled
+    "corpus-v2-agent": {"no-v1-equivalent": 3},
 }
 
 
@@ -97,17 +102,32 @@ def _opened(entries) -> dict:
     return opened
 
 
+def _prompt_sessions(entries) -> dict:
+    """line of each session/prompt response -> the session of its prompt."""
+    asked, out = {}, {}
+    for n, e in enumerate(entries, 1):
+        m = e.get("msg", {})
+        if e.get("from") == "client" and m.get("method") == "session/prompt":
+            asked[json.dumps(m.get("id"))] = (m.get("params") or {}).get("sessionId")
+        elif e.get("from") == "agent" and "method" not in m and json.dumps(m.get("id")) in asked:
+            out[n] = asked.pop(json.dumps(m.get("id")))
+    return out
+
+
 def trace_violations(entries, validator) -> list[str]:
-    """``trace``'s violations on a v2 transcript, less two gaps of the current checker, each
-    verified to be exactly that gap:
+    """``trace``'s violations on a v2 transcript, less what the checker on main gets wrong here,
+    each verified to be exactly that:
 
     * ``no_update_after_idle_of_its_work`` on a tool call update replayed by session/resume
       (the resume replays "all retained conversation history", tool calls included; the rule
-      is about live work after its idle);
+      is about live work after its idle; issue 10's monitor flags it too: an open question);
     * ``updates_only_for_opened_sessions`` for a session this connection opened with
-      session/new (the checker counts only resumed sessions as opened).
+      session/new (main's checker counts only resumed sessions as opened; issue 10's monitor
+      does not report it);
+    * ``distinct_message_ids`` for a messageId returned in another session ("IDs are unique
+      within the session"; main's checker compares across sessions; issue 10's does not).
     """
-    window, opened = _replay_windows(entries), _opened(entries)
+    window, opened, sessions = _replay_windows(entries), _opened(entries), _prompt_sessions(entries)
     out = []
     for f in check_transcript(list(enumerate(entries, 1)), validator=validator):
         if f.severity != "violation":
@@ -119,8 +139,17 @@ def trace_violations(entries, validator) -> list[str]:
         sid = (m.get("params") or {}).get("sessionId")
         if f.property == "updates_only_for_opened_sessions" and sid in opened and opened[sid] < f.line:
             continue
+        if f.property == "distinct_message_ids" and _other_session(f.message, f.line, sessions):
+            continue
         out.append(f"line {f.line}: {f.property}: {f.message}")
     return out
+
+
+def _other_session(message: str, line: int, sessions: dict) -> bool:
+    """A distinct_message_ids finding whose earlier response (its line in the message) was in
+    another session than the prompt answered on ``line``."""
+    found = re.search(r"\(line (\d+)\)", message)
+    return bool(found) and line in sessions and sessions.get(int(found.group(1)), sessions[line]) != sessions[line]
 
 
 def _split(entries, sender):
@@ -168,8 +197,10 @@ def check_bridged_run(name: str, record: Path, log: Path, validators: dict) -> N
         assert outcome["resumed"]["result"] == {}
         assert "user_message" in outcome["resumed"]["replay"] and outcome["resumed"]["replay"][-1] == "state_update"
     else:
-        # The v2 agent's error idle is the v1 client's error response, with its code and data.
-        assert outcome["failed"]["error"]["code"] == -32000 and outcome["failed"]["error"]["data"] == {"provider": "example"}
+        # The v2 agent's error idle is the v1 client's error response, with its code, message and data.
+        agent_error = next(u["error"] for u in _idles(sides["v2"]) if u.get("stopReason") == "error")
+        got = outcome["failed"]["error"]
+        assert {"code": got["code"], "message": got["message"], **({"data": got["data"]} if got["data"] is not None else {})} == agent_error
         assert outcome["loaded"]["result"] == {}
         load = next(e["msg"] for e in sides["v2"] if e["msg"].get("method") == "session/resume")
         assert load["params"]["replayFrom"] == {"type": "start"}
@@ -189,7 +220,7 @@ def check_direct_run(name: str, log: Path, validators: dict) -> None:
     assert json.loads(log.read_text())["outcome"]["ok"] is True
     assert schema_problems(transcript, validators["v1"]) == []
     fail = next(e["msg"] for e in transcript if e["msg"].get("method") == "session/prompt"
-                and e["msg"]["params"]["prompt"][0]["text"].startswith("fail"))
+                and e["msg"]["params"]["prompt"][0]["text"].lstrip("/").startswith("fail"))
     v1_error = next(e["msg"]["error"] for e in transcript if e["from"] == "agent" and e["msg"].get("id") == fail["id"] and "error" in e["msg"])
     for insertion in ("echo", "immediate"):
         run = run_bridge(transcript, "v2", insertion=insertion)
@@ -225,14 +256,15 @@ def test_live_run(name, validators, tmp_path):
         check_direct_run(name, log, validators)
 
 
-def test_the_trace_gaps_excused_are_only_replayed_tool_calls_and_sessions_opened_by_session_new(validators):
+def test_the_trace_findings_set_aside_are_only_those_trace_violations_names(validators):
     # What trace_violations leaves out, on the recorded runs, is exactly what its doc says.
     for name in BRIDGED:
         sides = record_sides(live.FIXTURES / f"{name}.jsonl")
         v2 = sides["v2"]
-        window, opened = _replay_windows(v2), _opened(v2)
+        window, opened, sessions = _replay_windows(v2), _opened(v2), _prompt_sessions(v2)
         for f in check_transcript(list(enumerate(v2, 1)), validator=validators["v2"]):
             if f.severity == "violation":
-                sid = v2[f.line - 1]["msg"]["params"]["sessionId"]
+                sid = (v2[f.line - 1]["msg"].get("params") or {}).get("sessionId")
                 assert (f.property == "no_update_after_idle_of_its_work" and f.line in window) or (
-                    f.property == "updates_only_for_opened_sessions" and sid in opened), (name, f)
+                    f.property == "updates_only_for_opened_sessions" and sid in opened) or (
+                    f.property == "distinct_message_ids" and _other_session(f.message, f.line, sessions)), (name, f)

@@ -54,6 +54,11 @@ def say(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def a(word: str) -> str:
+    """``word`` with its article, for sentences ("an agent_message", "a user_message")."""
+    return f"{'an' if str(word)[:1] in 'aeioAEIO' else 'a'} {word}"
+
+
 def _cp(value):
     """A copy of a JSON value (scalars as they are: nothing here mutates what it returns)."""
     return value if value is None or isinstance(value, (str, int, float, bool)) else copy.deepcopy(value)
@@ -621,10 +626,10 @@ def update_to_v1(update: dict, tools: dict) -> tuple[dict | None, list[str]]:
         options, notes = config_options_to_v1(update.get("configOptions"))
         return _meta(update, {"sessionUpdate": kind, "configOptions": options}), notes
     if kind in ("terminal_update", "terminal_output_chunk"):
-        return None, [f"a {kind}: v1 terminals belong to the client, so a v2 agent's terminal has no v1 counterpart; not forwarded"]
+        return None, [f"{a(kind)}: v1 terminals belong to the client, so a v2 agent's terminal has no v1 counterpart; not forwarded"]
     if kind in ("session_info_update", "usage_update", "notice", "compaction_update", "compaction_summary_chunk"):
         return update, []  # the same in both versions (shared: the bridge never mutates a message)
-    return None, [f"a {say(kind)} update has no v1 counterpart; not forwarded"]
+    return None, [f"{a(say(kind))} update has no v1 counterpart; not forwarded"]
 
 
 # ---------------------------------------------------------------------------

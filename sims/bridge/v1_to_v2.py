@@ -65,7 +65,7 @@ class _Replay:
     rid: object
     line: int
     forward: bool  # False: the client asked no replay (resume through load): withheld
-    seen: set = field(default_factory=set)  # messageIds replayed so far (their first update replaces)
+    seen: set = field(default_factory=set)  # (message type, messageId) replayed so far
     noid: list = field(default_factory=lambda: [None, 0, None])  # [kind of the last id-less chunk, serial, its id]
     withheld: int = 0
 
@@ -590,12 +590,12 @@ class V1AgentToV2Client(_Bridge):
             replay.noid[0] = None
             mid = s.idmap.get(mid, mid) if base == "user_message" else mid
         new = _with_id(update, mid)
-        if mid not in replay.seen and kind != base:
+        if (base, mid) not in replay.seen and kind != base:  # (each message type has its own ID space)
             # "When replay reconstructs a user message from its beginning using chunks, the
             # agent MUST first send a user_message update with content: []" (and so for agent
             # messages and thoughts: the client may hold the message from the live session).
             self.emit(conn, "agent", _update(_params(msg).get("sessionId"), {"sessionUpdate": base, "messageId": mid, "content": []}))
-        replay.seen.add(mid)
+        replay.seen.add((base, mid))
         self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
 
     def _echo(self, conn: str, sid, s: _Session2, msg: dict, update: dict, key) -> None:

@@ -10,7 +10,9 @@ from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
 
 from . import translate as tr
 from .core import CHUNK_OF, INTERNAL_ERROR, WORKING, _Bridge, _key, _params, _update
-from .translate import say
+
+WHOLE_OF = {chunk: whole for whole, chunk in CHUNK_OF.items()}
+from .translate import a, say
 
 
 # ---------------------------------------------------------------------------
@@ -295,7 +297,7 @@ class V2AgentToV1Client(_Bridge):
                 )
             else:
                 where = "while idle (background work)" if c.fg == "idle" else "during work no v1 prompt on this connection started"
-                self.problem("background-update", f"a {kind} update {where}: v1 reports updates inside a prompt turn; {action}")
+                self.problem("background-update", f"{a(kind)} update {where}: v1 reports updates inside a prompt turn; {action}")
             if self.background == "drop":
                 return
         self._forward_update(conn, c, msg, update, kind)
@@ -306,7 +308,8 @@ class V2AgentToV1Client(_Bridge):
             return
         if kind in CHUNK_OF.values():
             if "messageId" in update:
-                c.content.setdefault(update["messageId"], []).append(update.get("content"))
+                # each message type has its own ID space (2.4.0 MessageId)
+                c.content.setdefault((WHOLE_OF[kind], update["messageId"]), []).append(update.get("content"))
             self.emit(conn, "agent", msg)
             return
         new, notes = tr.update_to_v1(update, c.tools)
@@ -327,7 +330,7 @@ class V2AgentToV1Client(_Bridge):
             return
         if c.setup == "session/resume" and kind in ("user_message", "user_message_chunk", "agent_message",
                                                      "agent_message_chunk", "agent_thought", "agent_thought_chunk"):
-            self.problem("no-v1-equivalent", f"a {kind} while resuming without replay: v1's session/resume replays nothing; forwarded")
+            self.problem("no-v1-equivalent", f"{a(kind)} while resuming without replay: v1's session/resume replays nothing; forwarded")
         self._forward_update(conn, c, msg, update, kind)
 
     def _whole(self, conn: str, c: _Conn1, msg: dict, update: dict, kind: str) -> None:
@@ -338,15 +341,16 @@ class V2AgentToV1Client(_Bridge):
             self.problem("whole-message-clear", f"a patch-only {kind} for {say(mid)} (no content): v1 chunks cannot patch; not forwarded")
             return
         if content is None or content == []:
-            self.problem("whole-message-clear", f"a {kind} for {say(mid)} with content {json.dumps(content)} clears it: v1 chunks cannot; not forwarded")
+            self.problem("whole-message-clear", f"{a(kind)} for {say(mid)} with content {json.dumps(content)} clears it: v1 chunks cannot; not forwarded")
             return
         if "_meta" in update and update["_meta"] is None:
-            self.problem("whole-message-clear", f"a {kind} for {say(mid)} with _meta: null: v1 chunks cannot unset _meta; content forwarded")
-        if mid in c.content and c.content[mid] == content and "_meta" not in update:
+            self.problem("whole-message-clear", f"{a(kind)} for {say(mid)} with _meta: null: v1 chunks cannot unset _meta; content forwarded")
+        key = (kind, mid)  # each message type has its own ID space (2.4.0 MessageId)
+        if key in c.content and c.content[key] == content and "_meta" not in update:
             self.absorbed.append(self._line)  # replaces the content with what the v1 client already holds
             return
-        if mid in c.content:
-            self.problem("whole-after-chunks", f"a {kind} for {say(mid)} after the v1 client received content for it: v1 has no way to replace earlier chunks; not forwarded")
+        if key in c.content:
+            self.problem("whole-after-chunks", f"{a(kind)} for {say(mid)} after the v1 client received content for it: v1 has no way to replace earlier chunks; not forwarded")
             return
         if not isinstance(content, list):
             raise TypeError(f"{kind} content is not an array")
@@ -358,7 +362,7 @@ class V2AgentToV1Client(_Bridge):
             if isinstance(update.get("_meta"), dict):
                 chunk["_meta"] = copy.deepcopy(update["_meta"])
             self.emit(conn, "agent", _update(sid, chunk))
-        c.content[mid] = list(content)
+        c.content[key] = list(content)
 
     def _state(self, conn: str, c: _Conn1, update: dict) -> None:
         state = update.get("state")

@@ -16,6 +16,7 @@ packages (``npm ci --prefix tests/bridge/gen``) and the Python SDK
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 GEN = HERE / "gen"
 FIXTURES = HERE / "fixtures"
+#: The conformance corpus's v2 agent (issue 10: tests/corpus/gen/stdio-agent.mjs, on the same SDK);
+#: $ACP_CORPUS_GEN names another copy of that folder.
+CORPUS = Path(os.environ.get("ACP_CORPUS_GEN") or HERE.parent / "corpus" / "gen")
 #: What the Python SDK agent needs: the SDK the fixtures were made with.
 PY_SDK = "agent-client-protocol==0.12.1"
 
@@ -37,6 +41,7 @@ RUNS = {
     "py-v1-agent": ("v2", "v2-client.mjs", [sys.executable, str(GEN / "v1_agent_py.py")], []),
     "py-v1-agent-immediate": ("v2", "v2-client.mjs", [sys.executable, str(GEN / "v1_agent_py.py")], ["--insertion", "immediate"]),
     "ts-v2-agent": ("v1", "v1-client.mjs", ["node", str(GEN / "v2-agent.mjs")], []),
+    "corpus-v2-agent": ("v1", "v1-client.mjs", ["node", str(CORPUS / "stdio-agent.mjs")], []),
 }
 
 
@@ -46,6 +51,8 @@ def missing(name: str) -> str:
         return "node is not installed"
     if not (GEN / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
         return "the SDK's npm package is not installed (npm ci --prefix tests/bridge/gen)"
+    if name.startswith("corpus-") and not (CORPUS / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
+        return f"the corpus agent is not installed ({CORPUS}: npm ci --prefix tests/corpus/gen)"
     if "py-" in name and importlib.util.find_spec("acp") is None:
         return f"the Python SDK is not installed (pip install {PY_SDK})"
     return ""

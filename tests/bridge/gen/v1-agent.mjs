@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A v1 agent on the official TypeScript SDK's v1 apps (@agentclientprotocol/sdk 2.4.0, `agent()`),
 // speaking ACP v1 on stdio. The SDK does the wire (framing, initialize, schemas, error responses);
-// this file only decides what the agent says. What a prompt does depends on its text:
+// this file only decides what the agent says. What a prompt does depends on its first word (a leading "/" is ignored,
+// so the clients' prompts also drive the corpus agent of tests/corpus/gen):
 //
 //   "fail ..."   echo, one agent chunk, then an error response (-32000) after the echo
 //   "slow ..."   echo, one agent chunk, a tool call, then wait for session/cancel; answer cancelled
@@ -74,7 +75,7 @@ const app = acp
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     const sid = params.sessionId;
     const s = session(sid);
-    const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ");
+    const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").replace(/^\//, "");
     s.cancelled = false;
     if (words.startsWith("reject")) throw acp.RequestError.invalidParams(undefined, "this agent rejects that prompt");
     const userId = fresh("ts_user");

@@ -62,11 +62,11 @@ try {
     outcome.initialize = { protocolVersion: init.protocolVersion, agentInfo: init.agentInfo, loadSession: init.agentCapabilities?.loadSession };
 
     const s1 = await ctx.buildSession(cwd).start();
-    const r1 = await s1.prompt("hello, read the notes");
+    const r1 = await s1.prompt("/perm read the notes");
     outcome.prompt = { ...r1, ...(await drain(s1)) };
 
     const s2 = await ctx.buildSession(cwd).start();
-    const pending = s2.prompt("slow search, to be cancelled");
+    const pending = s2.prompt("/slow search, to be cancelled");
     const first = await s2.nextUpdate(); // the echo: the turn is under way
     await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s2.sessionId });
     const r2 = await pending;
@@ -74,13 +74,13 @@ try {
 
     const s3 = await ctx.buildSession(cwd).start();
     try {
-      await s3.prompt("fail, the provider is down");
+      await s3.prompt("/fail the provider is down");
       outcome.failed = { error: null };
     } catch (e) {
       outcome.failed = { error: { code: e.code, message: e.message, data: e.data ?? null } };
     }
     try {
-      await s3.prompt("reject this one");
+      await s3.prompt("/reject this one");
       outcome.rejected = { error: null };
     } catch (e) {
       outcome.rejected = { error: { code: e.code, message: e.message } };

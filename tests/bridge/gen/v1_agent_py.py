@@ -94,7 +94,7 @@ class PySdkAgent(Agent):
 
     async def prompt(self, prompt: list, session_id: str, **kwargs: Any) -> PromptResponse:
         s = self.session(session_id)
-        words = " ".join(getattr(block, "text", "") for block in prompt)
+        words = " ".join(getattr(block, "text", "") for block in prompt).removeprefix("/")
         s.cancelled.clear()
         if words.startswith("reject"):
             raise RequestError.invalid_params({"reason": "this agent rejects that prompt"})

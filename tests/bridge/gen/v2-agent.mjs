@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A v2 agent on the official TypeScript SDK's experimental v2 apps (@agentclientprotocol/sdk 2.4.0,
 // `agent()` from "@agentclientprotocol/sdk/experimental/v2"), speaking ACP v2 on stdio. The SDK
-// does the wire; this file decides what the agent says. A prompt is inserted at once (the
+// does the wire; this file decides what the agent says. A prompt (its first word; a leading "/" is
+// ignored) is inserted at once (the
 // user_message, then the {messageId} response); its work runs after the response:
 //
 //   "fail ..."   running, one agent message, then idle stopReason error with the error object
@@ -129,7 +130,7 @@ const app = acp
   .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
     const sid = params.sessionId;
     session(sid);
-    const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ");
+    const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").replace(/^\//, "");
     if (words.startsWith("reject")) throw acp.RequestError.invalidParams(undefined, "this agent rejects that prompt");
     session(sid).cancelled = false;
     const messageId = fresh("v2_user");

@@ -65,19 +65,19 @@ try {
     outcome.initialize = { protocolVersion: init.protocolVersion, info: init.info };
 
     const s1 = await ctx.buildSession(cwd).start();
-    const p1 = await s1.prompt("hello, read the notes");
+    const p1 = await s1.prompt("/perm read the notes");
     outcome.prompt = { messageId: p1.messageId, ...(await untilIdle(s1)) };
 
     const s2 = await ctx.buildSession(cwd).start();
-    const p2 = await s2.prompt("slow search, to be cancelled");
+    const p2 = await s2.prompt("/slow search, to be cancelled");
     await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s2.sessionId });
     outcome.cancelled = { messageId: p2.messageId, ...(await untilIdle(s2)) };
 
     const s3 = await ctx.buildSession(cwd).start();
-    const p3 = await s3.prompt("fail, the provider is down");
+    const p3 = await s3.prompt("/fail the provider is down");
     outcome.failed = { messageId: p3.messageId, ...(await untilIdle(s3)) };
     try {
-      await s3.prompt("reject this one");
+      await s3.prompt("/reject this one");
       outcome.rejected = { error: null };
     } catch (e) {
       outcome.rejected = { error: { code: e.code, message: e.message } };
