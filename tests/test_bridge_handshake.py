@@ -382,3 +382,26 @@ def test_an_agent_that_cannot_start_is_one_line_and_leaves_no_record(tmp_path, c
     err = capsys.readouterr().err
     assert code == 2 and "cannot start the agent" in err and err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_agent_that_outlives_its_client_is_stopped_after_a_grace(monkeypatch, tmp_path):
+    import asyncio
+    import io
+
+    import acp_lifecycle.sims.bridge.serve as serve_module
+
+    monkeypatch.setattr(serve_module, "AGENT_GRACE", 0.3)
+    stubborn = tmp_path / "stubborn.py"
+    stubborn.write_text("import sys, time\nfor _ in sys.stdin:\n    pass\ntime.sleep(60)\n")
+
+    async def run():
+        reader = asyncio.StreamReader()
+        reader.feed_data((json.dumps(nt("session/cancel", {"sessionId": "s"})) + "\n").encode())
+        reader.feed_eof()
+        out = io.BytesIO()
+        code = await asyncio.wait_for(serve_module.serve("v2", [sys.executable, str(stubborn)], stdin=reader, stdout=out,
+                                                         stderr=io.StringIO()), 20)
+        return code, out.getvalue()
+
+    code, out = asyncio.run(run())
+    assert code == 0 and out == b""  # stopped by the bridge: not the agent's failure

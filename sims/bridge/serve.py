@@ -39,6 +39,7 @@ from .run import make_bridge
 __all__ = ["RecordError", "record_paths", "serve", "replay_record", "recorded_sent", "record_sides", "load_validators", "schema_problems"]
 
 CONN = "c0"  # the one client connection of a stdio bridge
+AGENT_GRACE = 10.0  # seconds an agent may take to exit once the client has gone
 
 
 class RecordError(ValueError):
@@ -190,7 +191,15 @@ async def serve(
 
     try:
         while open_sides:
-            who, raw, why = await queue.get()
+            if "client" in open_sides:
+                who, raw, why = await queue.get()
+            else:
+                # The client has gone and the agent's input is closed: give it a while to finish.
+                try:
+                    who, raw, why = await asyncio.wait_for(queue.get(), AGENT_GRACE)
+                except asyncio.TimeoutError:
+                    stop()
+                    continue
             if raw is None and why is None:
                 open_sides.discard(who)
                 if who == "client" and agent.stdin is not None:
