@@ -1,0 +1,990 @@
+"""A runtime monitor of the v2 prompt lifecycle over JSON-RPC messages.
+
+Pure and deterministic: no I/O. It reads a sequence of transcript entries
+(``{"conn", "from", "msg"}``, ``{"conn", "event": "closed"}`` or
+``{"conn", "from", "raw"}`` for a wire line that was not JSON) in the order
+the agent read and wrote them, and reports each rule of the RFD and of the
+2.4.0 schema text that the messages break. The same definitions judge a real
+agent's transcript (``acp-lifecycle trace``) and the transcripts exported from
+model runs (``sims.wire.transcript.export``).
+
+What it tracks, and how (each choice is what the protocol says, not what is
+convenient):
+
+* **Connections** by their label. A connection whose ``initialize`` is in the
+  log is *started*: its sessions are exactly those it created (the result of
+  its ``session/new``, which may come after the first updates: "Updates may
+  arrive before or after this response") or resumed (``session/resume``), until
+  it closes them (``session/close``). A log may start anywhere; a connection
+  whose start is not in it gets the benefit of the doubt.
+* **Requests per direction.** Each side numbers its own requests: a client
+  request 3 and an agent request 3 can both be pending. A response pairs with a
+  pending request *of the other side* with the same id, compared exactly as
+  sent: ``1``, ``1.0`` and ``"1"`` are three ids, and an integer beyond 2^53 is
+  compared digit for digit.
+* **Sessions per connection** (a *view*: what one connection was told about
+  one session: its last state and stop reason, the tool calls of its current
+  work, its background list, acknowledged and echoed messages) and **sessions
+  per agent** (message IDs returned by prompt responses are unique per session
+  and, as 2.4.0 says, per message type: only user messages have IDs the wire
+  ties to submissions).
+
+Rules (``RULES``) name their clause ids (``model/clauses.py``) and the rule set
+that makes them binding: ``rfd`` (the RFD, or JSON-RPC itself) or ``2.4.0``
+(the normative text of the 2.4.0 schema). Under ``--rules rfd`` a 2.4.0-only
+rule is reported as a warning; under the default ``rfd+2.4.0`` it is a
+violation. A SHOULD is always a warning.
+
+>>> m = Monitor()
+>>> for n, msg in enumerate([
+...     {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}},
+...     {"jsonrpc": "2.0", "id": 1, "result": {"messageId": "m1"}},
+... ], 1):
+...     _ = m.feed(n, {"conn": "c", "from": "client" if n == 1 else "agent", "msg": msg})
+>>> [f.property for f in m.finish()]
+['prompt_not_empty', 'every_inserted_message_echoed']
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .clauses import CLAUSES
+
+__all__ = [
+    "DEFAULT_RULES",
+    "Finding",
+    "KNOWN_STOP_REASONS",
+    "Monitor",
+    "RULES",
+    "RULE_SETS",
+    "Rule",
+    "RawFloat",
+    "V1_STOP_REASONS",
+    "check",
+    "id_key",
+]
+
+RULE_SETS = ("rfd", "rfd+2.4.0")
+DEFAULT_RULES = "rfd+2.4.0"
+
+V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
+KNOWN_STOP_REASONS = V1_STOP_REASONS + ("error",)
+WORKING = ("running", "requires_action")
+FINAL_TOOL = ("completed", "failed", "cancelled")
+USER = ("user_message", "user_message_chunk")
+REPLAYED = USER + ("agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk")
+
+
+# ---------------------------------------------------------------------------
+# Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of the monitor: a claim about observed messages."""
+
+    id: str
+    #: MUST, MUST NOT, SHOULD or SHOULD NOT: the strength of the rule
+    level: str
+    #: "rfd" (the RFD, or JSON-RPC) or "2.4.0" (only the 2.4.0 text says it)
+    since: str
+    summary: str
+    #: clause ids of model/clauses.py, the first one quoted in findings
+    clauses: tuple[str, ...] = ()
+    #: for the JSON-RPC envelope: (source, verbatim sentence)
+    external: tuple[str, str] | None = None
+
+    @property
+    def clause(self) -> str:
+        if self.clauses:
+            return self.clauses[0]
+        return self.external[0] if self.external else ""
+
+    @property
+    def quote(self) -> str:
+        """The first clause's sentence, with its source (line breaks of the source joined)."""
+        if self.clauses:
+            c = CLAUSES.get(self.clauses[0])
+            if c is None:
+                return ""
+            return f'{c.source}: "{" ".join(c.text.split())}"'
+        if self.external:
+            return f'{self.external[0]}: "{self.external[1]}"'
+        return ""
+
+
+_JSONRPC = "JSON-RPC 2.0"
+
+_RULES = (
+    # --- the JSON-RPC envelope ---------------------------------------------------
+    Rule("wire_message_is_json", "MUST", "rfd", "every line on the wire is one JSON-RPC message",
+         external=(_JSONRPC, "It uses JSON (RFC 4627) as data format.")),
+    Rule("schema_valid", "MUST", "2.4.0", "every message validates against the 2.4.0 schema for its method"),
+    Rule("request_id_not_null", "MUST NOT", "2.4.0", "a request id is a string or an integer, never null",
+         ("S240-REQUESTID-NOT-NULL",)),
+    Rule("request_id_not_reused", "MUST NOT", "rfd", "a sender never reuses the id of its own pending request",
+         ("S240-REQUESTID-NO-REUSE",)),
+    Rule("response_matches_a_request", "MUST", "rfd",
+         "a response carries, exactly, the id of a pending request of the other side",
+         ("S240-REQUESTID-SAME-VALUE",)),
+    Rule("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
+         ("S240-CANCELREQ-NO-SECOND-RESPONSE",)),
+    Rule("every_request_answered", "MUST", "rfd", "every request is answered by the end of the log",
+         external=(_JSONRPC, "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")),
+    Rule("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
+         ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID")),
+    Rule("cancelled_request_still_answered", "MUST", "2.4.0",
+         "a request cancelled with $/cancel_request is still answered", ("S240-CANCELREQ-STILL-RESPOND",)),
+    # --- sessions on a connection ---------------------------------------------------
+    Rule("updates_only_for_opened_sessions", "MUST", "rfd",
+         "messages name only sessions the connection created (before or after the session/new response) or resumed",
+         ("S240-NEW-UPDATES-EITHER-SIDE",)),
+    Rule("nothing_after_close", "MUST NOT", "2.4.0",
+         "after the session/close response, nothing more for that session on that connection",
+         ("S240-CLOSE-NOTHING-AFTER",)),
+    Rule("close_ends_work_first", "MUST", "2.4.0",
+         "closing active work sends its idle cancelled before the session/close response",
+         ("S240-CLOSE-IDLE-BEFORE-RESPONSE",)),
+    Rule("close_answers_prompts_cancelled", "MUST", "2.4.0",
+         "a prompt pending at session/close and answered with an error gets -32800", ("S240-CLOSE-HELD-CANCELLED",)),
+    # --- prompts and message IDs --------------------------------------------------
+    Rule("prompt_not_empty", "MUST NOT", "2.4.0", "the client never sends an empty prompt", ("S240-PROMPT-NOT-EMPTY",)),
+    Rule("success_carries_message_id", "MUST", "rfd",
+         "a session/prompt success carries the inserted message's messageId as a string",
+         ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID")),
+    Rule("distinct_message_ids", "MUST", "rfd",
+         "each accepted submission gets a messageId unique in its session", ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE")),
+    Rule("every_inserted_message_echoed", "MUST", "rfd",
+         "an acknowledged messageId is reported on that connection, in that session, by user_message(_chunk)",
+         ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME")),
+    # --- foreground state ---------------------------------------------------------
+    Rule("stop_reason_only_after_work", "MUST", "2.4.0",
+         "a new session reports running before an idle that ends work with a stop reason",
+         ("S240-STATE-REPORT-RUNNING", "S240-STATE-NEW-IDLE")),
+    Rule("no_second_stop_reason", "MUST NOT", "rfd",
+         "work already reported idle is never reported idle again with another stop reason",
+         ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES")),
+    Rule("error_only_with_error_stop_reason", "MUST", "rfd", "an error object only beside stopReason error",
+         ("RFD-ERROR-FIELD-ONLY",)),
+    Rule("custom_stop_reason_prefixed", "MUST NOT", "2.4.0",
+         "a stop reason the schema does not list starts with _", ("S240-STOP-UNKNOWN-RESERVED",)),
+    Rule("no_update_after_idle_of_its_work", "MUST", "rfd",
+         "no tool call update of ended foreground work after its idle (background work excepted)",
+         ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE")),
+    Rule("tools_terminal_before_error_idle", "SHOULD", "rfd",
+         "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",)),
+    # --- cancellation ---------------------------------------------------------------
+    Rule("cancelled_work_ends_cancelled", "MUST", "rfd",
+         "work active when session/cancel arrives ends idle with stopReason cancelled",
+         ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "S240-CANCEL-IDLE-CANCELLED", "S240-STOP-CANCELLED-CATCH")),
+    Rule("cancelled_work_reported_idle", "MUST", "2.4.0",
+         "work active when session/cancel arrives is reported idle by the end of the log",
+         ("S240-CANCEL-IDLE-CANCELLED",)),
+    Rule("cancel_stops_waiting_for_permissions", "MUST", "2.4.0",
+         "session/cancel ends the work without waiting for its pending permission requests",
+         ("S240-CANCEL-STOP-WAITING",)),
+    Rule("pending_permissions_cancelled", "SHOULD", "2.4.0",
+         "permission requests pending when work is cancelled get $/cancel_request before its idle",
+         ("S240-CANCEL-CANCEL-PERMISSIONS",)),
+    Rule("not_approved_not_proceeded", "MUST NOT", "2.4.0",
+         "a tool call whose permission was not approved (cancelled, unknown option, or cut by session/cancel) does not run",
+         ("S240-PERMISSION-CANCELLED-NO-PROCEED", "S240-PERMISSION-UNKNOWN-OPTION", "S240-CANCEL-STOP-WAITING")),
+    # --- background work -----------------------------------------------------------
+    Rule("background_on_every_state_update", "MUST", "2.4.0",
+         "once a background list is reported, every state_update of the session carries one",
+         ("S240-BACKGROUND-EVERY-UPDATE",)),
+    Rule("background_items_announced", "MUST", "2.4.0",
+         "a background item is announced on the connection before the first snapshot listing it",
+         ("S240-BACKGROUND-ANNOUNCE",)),
+    Rule("background_final_before_removal", "MUST", "2.4.0",
+         "a background item's final status comes before the snapshot that drops it",
+         ("S240-BACKGROUND-FINAL-BEFORE-REMOVAL",)),
+    # --- resume and replay ---------------------------------------------------------
+    Rule("resumed_client_sees_current_state", "MUST", "2.4.0",
+         "a state_update comes after the resume request (and any replay) and before its response",
+         ("S240-RESUME-STATE-BEFORE-RESPONSE", "S240-STATE-RESUME-SNAPSHOT", "RFD-OPEN-RESUME-STATE")),
+    Rule("snapshot_after_replay", "MUST", "2.4.0", "the resume snapshot follows the replayed messages",
+         ("S240-STATE-RESUME-SNAPSHOT",)),
+    Rule("resume_snapshot_is_current", "MUST", "2.4.0",
+         "the resume snapshot agrees with the state connections already attached are told",
+         ("S240-STATE-RESUME-SNAPSHOT",)),
+    Rule("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
+         ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",)),
+    Rule("chunked_replay_resets_first", "MUST", "rfd",
+         "a replayed user_message_chunk comes after user_message content [] for its messageId",
+         ("RFD-REPLAY-CHUNK-RESET",)),
+    Rule("unsupported_replay_cursor_rejected", "MUST", "2.4.0",
+         "a replayFrom other than {type: start} or a custom _ cursor is rejected with -32602",
+         ("S240-RESUME-CURSOR-REJECT",)),
+    # --- tool_call/cancel --------------------------------------------------------
+    Rule("tool_cancel_only_if_advertised", "MUST NOT", "2.4.0",
+         "the client sends tool_call/cancel only for a tool call advertising capabilities.cancel",
+         ("S240-TOOLCANCEL-ADVERTISED",)),
+    Rule("tool_cancel_rejects_final", "MUST", "2.4.0",
+         "tool_call/cancel of an unknown or final tool call is answered -32602", ("S240-TOOLCANCEL-REJECT-FINAL",)),
+    Rule("tool_cancel_confirmed", "MUST", "2.4.0",
+         "an accepted tool_call/cancel is confirmed by a final tool_call_update", ("S240-TOOLCANCEL-CONFIRM",)),
+)
+
+#: Every rule of the monitor, by id.
+RULES: dict[str, Rule] = {r.id: r for r in _RULES}
+assert len(RULES) == len(_RULES), "duplicate rule id"
+
+
+@dataclass
+class Finding:
+    """One broken rule: where (line), which (property = rule id), how bad, what happened."""
+
+    line: int
+    property: str
+    severity: str
+    message: str
+
+    @property
+    def rule(self) -> Rule | None:
+        return RULES.get(self.property)
+
+    @property
+    def clause(self) -> str:
+        r = self.rule
+        return r.clause if r else ""
+
+    @property
+    def quote(self) -> str:
+        r = self.rule
+        return r.quote if r else ""
+
+    def data(self) -> dict:
+        return {
+            "line": self.line,
+            "property": self.property,
+            "severity": self.severity,
+            "message": self.message,
+            "clause": self.clause,
+            "quote": self.quote,
+        }
+
+
+# ---------------------------------------------------------------------------
+# Ids, exactly as sent
+
+
+class RawFloat(float):
+    """A JSON number with a fraction or exponent, keeping its literal (``1.0`` is not ``1``).
+
+    Use as ``json.loads(text, parse_float=RawFloat)``.
+    """
+
+    __slots__ = ("literal",)
+
+    def __new__(cls, literal: str):
+        obj = super().__new__(cls, literal)
+        obj.literal = literal
+        return obj
+
+
+def id_key(rid) -> str:
+    """A request id as compared on the wire: its JSON text.
+
+    >>> id_key(1), id_key("1"), id_key(RawFloat("1.0")), id_key(2**64 + 1)
+    ('1', '"1"', '1.0', '18446744073709551617')
+    """
+    if isinstance(rid, RawFloat):
+        return rid.literal
+    if isinstance(rid, bool) or rid is None or isinstance(rid, (int, str)):
+        return json.dumps(rid)
+    try:
+        return json.dumps(rid, sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(rid)
+
+
+def _show(rid) -> str:
+    text = id_key(rid)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------------------
+# State
+
+
+@dataclass
+class _Request:
+    sender: str
+    method: str
+    line: int
+    params: dict
+    session: object = None
+    #: line of the sender's $/cancel_request for it
+    cancel_request: int = 0
+    #: line of a session/cancel or session/close that found it pending (prompts, permissions)
+    cut_by: int = 0
+    cut_by_close: int = 0
+
+
+@dataclass
+class _Resume:
+    line: int
+    replay: bool
+    cursor_ok: bool
+    cleared: set = field(default_factory=set)
+    snapshot: int = 0  # line of the last state_update in the window
+    snapshot_state: object = None
+    created_view: bool = False
+
+
+@dataclass
+class _View:
+    """One session as one connection was told about it."""
+
+    opened: int = 0
+    how: str = "seen"  # "new", "resume", "seen" (the log does not show how)
+    provisional: int = 0  # an update before the session/new response that may create it
+    state: object = None  # None: not known
+    stop: object = None
+    working_tools: dict = field(default_factory=dict)
+    ended_tools: set = field(default_factory=set)
+    tool_status: dict = field(default_factory=dict)
+    tool_cancel: dict = field(default_factory=dict)
+    terminals: dict = field(default_factory=dict)  # terminalId -> exited
+    background: object = None  # frozenset of item keys of the last list, None if not reported
+    acked: dict = field(default_factory=dict)  # messageId -> line of the success response
+    echoed: set = field(default_factory=set)
+    cancel: int = 0  # line of a session/cancel or close that found this view working
+    cancel_perms: dict = field(default_factory=dict)  # agent request key -> line
+    close_needs_idle: int = 0
+    closed_at: int = 0
+    flagged: set = field(default_factory=set)
+    resume: _Resume | None = None
+    expect: tuple | None = None  # (line, state, conn) of another connection's resume snapshot
+    tool_cancels: dict = field(default_factory=dict)  # toolCallId -> line of the accepted tool_call/cancel
+
+
+@dataclass
+class _Conn:
+    label: str
+    started: bool = False
+    closed: bool = False
+    pending: dict = field(default_factory=dict)  # (sender, key) -> _Request
+    answered: dict = field(default_factory=dict)  # (sender, key) -> line of the response
+    views: dict = field(default_factory=dict)  # sessionId key -> _View
+    new_pending: int = 0
+
+
+@dataclass
+class _Session:
+    created: bool = False
+    ran: bool = False
+    background_since: int = 0
+    message_ids: dict = field(default_factory=dict)  # messageId -> line of the success response
+    not_approved: dict = field(default_factory=dict)  # toolCallId -> line that made it not approved
+
+
+def _sid(value):
+    """A session id as a dict key (any JSON value)."""
+    return value if isinstance(value, str) else id_key(value)
+
+
+def _obj(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+# ---------------------------------------------------------------------------
+# The monitor
+
+
+class Monitor:
+    """Feed transcript entries in order; ``finish()`` at the end of the log.
+
+    ``rules``: ``"rfd"`` or ``"rfd+2.4.0"``. ``partial``: the log is cut, so
+    rules about what must happen by the end are not applied. ``validator``:
+    anything with ``check(msg, sender, request_method) -> [problem, ...]``
+    (``sims.wire.schema.Validator``), or None.
+    """
+
+    def __init__(self, rules: str = DEFAULT_RULES, partial: bool = False, validator=None):
+        if rules not in RULE_SETS:
+            raise ValueError(f"unknown rule set {rules!r}; one of {', '.join(RULE_SETS)}")
+        self.rules = rules
+        self.partial = partial
+        self.validator = validator
+        self.findings: list[Finding] = []
+        self.conns: dict[str, _Conn] = {}
+        self.sessions: dict[object, _Session] = {}
+        self.messages = 0
+        self._done = False
+
+    # -- reporting -------------------------------------------------------------
+
+    def _add(self, line: int, rule_id: str, message: str, severity: str | None = None) -> None:
+        rule = RULES[rule_id]
+        if severity is None:
+            if rule.level.startswith("SHOULD"):
+                severity = "warning"
+            elif rule.since == "2.4.0" and self.rules == "rfd":
+                severity = "warning"
+                message += " (a 2.4.0 rule; the RFD does not state it)"
+            else:
+                severity = "violation"
+        self.findings.append(Finding(line, rule_id, severity, message))
+
+    # -- input -------------------------------------------------------------------
+
+    def feed(self, line: int, entry: dict) -> list[Finding]:
+        """Apply the rules to one transcript entry; the findings it raised."""
+        before = len(self.findings)
+        conn = self.conns.get(str(entry.get("conn")))
+        if conn is None:
+            conn = self.conns[str(entry.get("conn"))] = _Conn(str(entry.get("conn")))
+        if entry.get("event") == "closed":
+            conn.closed = True
+            return []
+        if "raw" in entry and "msg" not in entry:
+            self._add(line, "wire_message_is_json", f"the {entry.get('from')} wrote a line that is not JSON: {str(entry['raw'])[:80]!r}")
+            return self.findings[before:]
+        msg = entry.get("msg")
+        sender = entry.get("from")
+        self.messages += 1
+        try:
+            self._message(line, conn, sender, msg)
+        except (AttributeError, TypeError, KeyError, ValueError, IndexError) as e:
+            # A message too malformed for a rule to read: that is the finding.
+            self._add(line, "schema_valid", f"malformed message ({type(e).__name__}: {e})")
+        return self.findings[before:]
+
+    def _message(self, n: int, conn: _Conn, sender: str, msg: dict) -> None:
+        other = "agent" if sender == "client" else "client"
+        method = msg.get("method")
+        if method == "initialize" and sender == "client":
+            conn.started = True
+        if self.validator is not None:
+            request_method = None
+            if method is None and "id" in msg:
+                req = conn.pending.get((other, id_key(msg["id"])))
+                request_method = req.method if req else None
+            for problem in self.validator.check(msg, sender, request_method):
+                self._add(n, "schema_valid", problem)
+        if method is not None:
+            params = _obj(msg.get("params"))
+            req = None
+            if "id" in msg:
+                req = self._request(n, conn, sender, method, msg["id"], params)
+            if sender == "client":
+                self._client_call(n, conn, method, params, req)
+            else:
+                self._agent_call(n, conn, method, params, req)
+            return
+        if "id" not in msg:
+            return  # neither a call nor a response: the schema says so when it is there
+        key = id_key(msg["id"])
+        if msg["id"] is None and "error" in msg and (other, key) not in conn.pending:
+            return  # JSON-RPC: the error for a request whose id could not be read
+        if (other, key) in conn.answered and (other, key) not in conn.pending:
+            self._add(n, "one_response_per_request",
+                      f"a second response to the {other}'s request {_show(msg['id'])} (the first was on line {conn.answered[(other, key)]})")
+            return
+        req = conn.pending.pop((other, key), None)
+        if req is None:
+            known = conn.started
+            self._add(
+                n, "response_matches_a_request",
+                f"a response to request {_show(msg['id'])}, which the {other} has no pending request with"
+                + ("" if known else " (the log may start after that request was sent)"),
+                None if known else "warning",
+            )
+            return
+        conn.answered[(other, key)] = n
+        if sender == "agent":
+            self._agent_response(n, conn, req, msg)
+        else:
+            self._client_response(n, conn, req, msg)
+
+    def _request(self, n, conn, sender, method, rid, params) -> _Request:
+        if rid is None:
+            self._add(n, "request_id_not_null", f"the {sender}'s {method} request has id null")
+        key = id_key(rid)
+        old = conn.pending.get((sender, key))
+        if old is not None:
+            self._add(n, "request_id_not_reused",
+                      f"the {sender} reuses id {_show(rid)} for {method} while its {old.method} of line {old.line} is still pending")
+        req = _Request(sender, method, n, params, params.get("sessionId"))
+        conn.pending[(sender, key)] = req
+        conn.answered.pop((sender, key), None)
+        return req
+
+    # -- views ---------------------------------------------------------------------
+
+    def _session(self, sid) -> _Session:
+        key = _sid(sid)
+        s = self.sessions.get(key)
+        if s is None:
+            s = self.sessions[key] = _Session()
+        return s
+
+    def _view_for_agent(self, n, conn, sid, what) -> _View | None:
+        """The view an agent message for ``sid`` goes to; checks the session is open here."""
+        key = _sid(sid)
+        view = conn.views.get(key)
+        if view is not None:
+            if view.closed_at:
+                if "after-close" not in view.flagged:
+                    view.flagged.add("after-close")
+                    self._add(n, "nothing_after_close",
+                              f"{what} for session {_show(sid)} after the session/close response of line {view.closed_at}")
+                return view
+            return view
+        view = conn.views[key] = _View()
+        if conn.started:
+            if conn.new_pending:
+                view.provisional = n
+            else:
+                self._add(n, "updates_only_for_opened_sessions",
+                          f"{what} for session {_show(sid)}, which this connection never created or resumed")
+        return view
+
+    # -- client -> agent -----------------------------------------------------------------
+
+    def _client_call(self, n, conn, method, params, req) -> None:
+        sid = params.get("sessionId")
+        if method == "session/new":
+            conn.new_pending += 1 if req is not None else 0
+        elif method == "session/prompt":
+            if params.get("prompt") == []:
+                self._add(n, "prompt_not_empty", "a session/prompt with an empty prompt array")
+        elif method == "session/cancel" and sid is not None:
+            self._cut(n, sid, close=False)
+        elif method == "session/close" and sid is not None:
+            view = conn.views.get(_sid(sid))
+            if view is not None and view.state in WORKING and not view.closed_at:
+                view.close_needs_idle = n
+            self._cut(n, sid, close=True)
+        elif method == "session/resume" and sid is not None and req is not None:
+            key = _sid(sid)
+            cursor = params.get("replayFrom")
+            replay = cursor is not None
+            ok = cursor is None or (
+                isinstance(cursor, dict) and isinstance(cursor.get("type"), str)
+                and (cursor["type"] == "start" or cursor["type"].startswith("_"))
+            )
+            view = conn.views.get(key)
+            created = view is None or bool(view.closed_at)
+            if created:
+                view = conn.views[key] = _View(opened=n, how="resume")
+            view.resume = _Resume(n, replay, ok, created_view=created)
+        elif method == "$/cancel_request":
+            target = conn.pending.get(("client", id_key(params.get("requestId"))))
+            if target is not None and not target.cancel_request:
+                target.cancel_request = n
+        elif method == "tool_call/cancel" and sid is not None:
+            view = conn.views.get(_sid(sid))
+            tid = params.get("toolCallId")
+            if view is not None and view.state is not None and not view.tool_cancel.get(tid, False):
+                self._add(n, "tool_cancel_only_if_advertised",
+                          f"tool_call/cancel for {_show(tid)}, which does not advertise capabilities.cancel on this connection")
+
+    def _cut(self, n, sid, close: bool) -> None:
+        """session/cancel or session/close: the session's foreground work and prompts not yet inserted."""
+        key = _sid(sid)
+        for conn in self.conns.values():
+            view = conn.views.get(key)
+            if view is not None and view.state in WORKING and not view.cancel and not view.closed_at:
+                view.cancel = n
+                view.cancel_perms = {
+                    k: r.line for (who, k), r in conn.pending.items()
+                    if who == "agent" and r.method == "session/request_permission" and _sid(r.session) == key
+                }
+            for (who, _), r in conn.pending.items():
+                if _sid(r.session) != key:
+                    continue
+                if who == "client" and r.method == "session/prompt":
+                    if close and not r.cut_by_close:
+                        r.cut_by_close = n
+                if who == "agent" and r.method == "session/request_permission" and not r.cut_by:
+                    if view is not None and view.state in WORKING and not self._background_subject(view, r):
+                        r.cut_by = n
+
+    @staticmethod
+    def _background_subject(view: _View, req: _Request) -> bool:
+        tid = _permission_tool(req.params)
+        return tid is not None and view.background is not None and ("tool_call", tid) in view.background
+
+    # -- agent -> client -----------------------------------------------------------------
+
+    def _agent_call(self, n, conn, method, params, req) -> None:
+        sid = params.get("sessionId")
+        if method == "session/update":
+            update = _obj(params.get("update"))
+            kind = update.get("sessionUpdate")
+            view = self._view_for_agent(n, conn, sid, f"a {kind} update")
+            self._update(n, conn, view, self._session(sid), sid, kind, update)
+        elif method in ("session/request_permission", "elicitation/create") and sid is not None:
+            self._view_for_agent(n, conn, sid, f"a {method} request")
+        elif method == "$/cancel_request":
+            target = conn.pending.get(("agent", id_key(params.get("requestId"))))
+            if target is not None and not target.cancel_request:
+                target.cancel_request = n
+
+    def _update(self, n, conn, view: _View, session: _Session, sid, kind, update) -> None:
+        resume = view.resume
+        if kind == "state_update":
+            self._state(n, conn, view, session, sid, update)
+            return
+        if resume is not None and kind in REPLAYED and resume.snapshot:
+            self._add(n, "snapshot_after_replay",
+                      f"a replayed {kind} after the resume snapshot of line {resume.snapshot} (resume request on line {resume.line})")
+        if kind in USER:
+            mid = update.get("messageId")
+            if resume is not None and not resume.replay:
+                self._add(n, "no_replay_without_replay_from",
+                          f"a {kind} for {_show(mid)} while resuming without replayFrom (request on line {resume.line})")
+            if kind == "user_message":
+                if resume is not None and update.get("content") == []:
+                    resume.cleared.add(mid)
+            elif resume is not None and resume.replay and mid not in resume.cleared:
+                self._add(n, "chunked_replay_resets_first",
+                          f"a replayed user_message_chunk of {_show(mid)} without a user_message with content [] first")
+                resume.cleared.add(mid)
+            if isinstance(mid, str):
+                view.echoed.add(mid)
+        elif kind == "tool_call_update" or kind == "tool_call":
+            tid = update.get("toolCallId")
+            if not isinstance(tid, (str, int)):
+                return
+            status = update.get("status")
+            if tid in view.ended_tools:
+                self._add(n, "no_update_after_idle_of_its_work",
+                          f"{kind} for {_show(tid)} after the idle that ended its work")
+                view.ended_tools.discard(tid)
+            if view.state in WORKING and not (view.background and ("tool_call", tid) in view.background):
+                view.working_tools[tid] = status or view.working_tools.get(tid) or view.tool_status.get(tid) or "pending"
+            if status is not None or tid not in view.tool_status:
+                view.tool_status[tid] = status or view.tool_status.get(tid) or "pending"
+            if "capabilities" in update:
+                caps = update["capabilities"]
+                view.tool_cancel[tid] = isinstance(caps, dict) and caps.get("cancel") is not None
+            if status in ("in_progress", "completed") and tid in session.not_approved:
+                self._add(n, "not_approved_not_proceeded",
+                          f"tool call {_show(tid)} goes {status} although its permission was not approved (line {session.not_approved[tid]})")
+                del session.not_approved[tid]
+            if status in FINAL_TOOL:
+                view.tool_cancels.pop(tid, None)
+        elif kind == "terminal_update":
+            tid = update.get("terminalId")
+            if isinstance(tid, str):
+                view.terminals[tid] = view.terminals.get(tid, False) or update.get("exitStatus") is not None
+
+    def _state(self, n, conn, view: _View, session: _Session, sid, update) -> None:
+        state = update.get("state")
+        if not isinstance(state, str):
+            return
+        if view.resume is not None:
+            view.resume.snapshot = n
+            view.resume.snapshot_state = state
+        # Background lists (2.4.0): every state update once reported; items announced; final before dropped.
+        listed = update.get("background")
+        items = _items(listed)
+        if session.background_since and items is None:
+            self._add(n, "background_on_every_state_update",
+                      f"a {state} state_update without a background list, reported since line {session.background_since}")
+        if items is not None:
+            if not session.background_since:
+                session.background_since = n
+            before = view.background or frozenset()
+            for item in sorted(items - before):
+                if not _announced(view, item):
+                    self._add(n, "background_items_announced",
+                              f"background {item[0]} {_show(item[1])} is listed before it was announced on this connection")
+            if view.background is not None:
+                for item in sorted(view.background - items):
+                    if not _final(view, item):
+                        self._add(n, "background_final_before_removal",
+                                  f"background {item[0]} {_show(item[1])} is dropped from the list before its final status")
+            view.background = items
+        elif listed is None or "background" not in update:
+            view.background = None
+        # Another connection's resume snapshot said what this one should be told.
+        if view.expect is not None:
+            line, expected, other = view.expect
+            view.expect = None
+            if state != expected:
+                self._add(line, "resume_snapshot_is_current",
+                          f"the resume snapshot on {other} says {expected}, but this session is {view.state} on {conn.label} "
+                          f"and the next state_update there (line {n}) says {state}")
+        if state in WORKING:
+            if view.state not in WORKING:
+                view.working_tools = {}
+            view.state, view.stop = state, None
+            session.ran = True
+            return
+        if state != "idle":
+            view.state, view.stop = state, None
+            return
+        stop = update.get("stopReason")
+        if "error" in update and stop != "error":
+            self._add(n, "error_only_with_error_stop_reason", f"an idle with stopReason {stop!r} carries an error object")
+        if stop is not None and stop not in KNOWN_STOP_REASONS and not (isinstance(stop, str) and stop.startswith("_")):
+            self._add(n, "custom_stop_reason_prefixed",
+                      f"stopReason {stop!r} is neither a defined value nor a custom value starting with _")
+        if view.state == "idle" and view.stop is not None and stop is not None and stop != view.stop:
+            self._add(n, "no_second_stop_reason",
+                      f"work already reported idle with {view.stop!r} is reported idle again with {stop!r}")
+        if (view.state == "idle" and view.stop is None and stop is not None and view.how == "new"
+                and session.created and not session.ran):
+            self._add(n, "stop_reason_only_after_work",
+                      f"an idle with stopReason {stop!r} in a session never reported running")
+        working = view.state in WORKING
+        if working and view.cancel and stop not in (None, "cancelled"):
+            self._add(n, "cancelled_work_ends_cancelled",
+                      f"work cancelled on line {view.cancel} ended with stopReason {stop!r}")
+        if working:
+            bg = items or frozenset()
+            if stop == "error":
+                unfinished = sorted(str(t) for t, st in view.working_tools.items()
+                                    if st not in FINAL_TOOL and ("tool_call", t) not in bg)
+                if unfinished:
+                    self._add(n, "tools_terminal_before_error_idle",
+                              f"the error idle leaves tool call(s) {unfinished} unfinished")
+            view.ended_tools |= {t for t in view.working_tools if ("tool_call", t) not in bg}
+            view.working_tools = {}
+            if view.cancel:
+                for key, line in view.cancel_perms.items():
+                    req = conn.pending.get(("agent", key))
+                    if req is not None and not req.cancel_request:
+                        self._add(n, "pending_permissions_cancelled",
+                                  f"the cancelled work ended while its permission request {key} (line {line}) was pending "
+                                  "and not cancelled with $/cancel_request")
+                view.cancel, view.cancel_perms = 0, {}
+            if view.close_needs_idle and stop in (None, "cancelled"):
+                view.close_needs_idle = 0
+        view.state = "idle"
+        if stop is not None:
+            view.stop = stop
+
+    # -- responses --------------------------------------------------------------------------
+
+    def _agent_response(self, n, conn, req: _Request, msg) -> None:
+        method = req.method
+        ok = "result" in msg
+        error = _obj(msg.get("error"))
+        sid = req.session
+        if method == "session/new":
+            conn.new_pending = max(0, conn.new_pending - 1)
+            new = _obj(msg.get("result")).get("sessionId") if ok else None
+            if new is not None:
+                key = _sid(new)
+                view = conn.views.get(key)
+                if view is None or view.closed_at:
+                    view = conn.views[key] = _View()
+                view.provisional = 0
+                view.opened, view.how = n, "new"
+                if view.state is None:
+                    view.state = "idle"  # "A new session defaults to idle"
+                self._session(new).created = True
+            if not conn.new_pending:
+                for key, view in list(conn.views.items()):
+                    if view.provisional:
+                        self._add(view.provisional, "updates_only_for_opened_sessions",
+                                  f"an update for session {_show(key)} before a session/new response that named "
+                                  f"{_show(new) if new is not None else 'no session'} (line {n})")
+                        view.provisional = 0
+        elif method == "session/prompt":
+            if ok:
+                self._prompt_result(n, conn, req, msg["result"])
+            elif req.cut_by_close and error.get("code") != -32800:
+                self._add(n, "close_answers_prompts_cancelled",
+                          f"a prompt pending at the session/close of line {req.cut_by_close} is answered with error "
+                          f"{error.get('code')!r}, not -32800")
+        elif method == "session/resume" and sid is not None:
+            self._resume_response(n, conn, req, sid, ok, error)
+        elif method == "session/close" and sid is not None and ok:
+            view = conn.views.get(_sid(sid))
+            if view is not None:
+                if view.close_needs_idle:
+                    self._add(n, "close_ends_work_first",
+                              f"session/close (line {view.close_needs_idle}) of active work answered before its idle cancelled")
+                view.close_needs_idle = 0
+                view.closed_at = n
+                view.cancel = 0
+                view.expect = None
+        elif method == "tool_call/cancel" and sid is not None:
+            view = conn.views.get(_sid(sid))
+            tid = req.params.get("toolCallId")
+            if view is not None and ok:
+                if view.state is not None and (tid not in view.tool_status or view.tool_status[tid] in FINAL_TOOL):
+                    what = "unknown" if tid not in view.tool_status else f"already {view.tool_status[tid]}"
+                    self._add(n, "tool_cancel_rejects_final",
+                              f"tool_call/cancel of {_show(tid)} ({what} on this connection) answered with success, not -32602")
+                else:
+                    view.tool_cancels[tid] = n
+
+    def _prompt_result(self, n, conn, req: _Request, result) -> None:
+        if not isinstance(result, dict):
+            self._add(n, "success_carries_message_id", "the session/prompt result is not an object")
+            return
+        if "stopReason" in result:
+            self._add(n, "success_carries_message_id",
+                      f"a v1 session/prompt result (stopReason {result['stopReason']!r}) on a v2 connection")
+        mid = result.get("messageId")
+        if not isinstance(mid, str):
+            self._add(n, "success_carries_message_id", f"the session/prompt result has messageId {mid!r}, not a string")
+            return
+        session = self._session(req.session)
+        if mid in session.message_ids:
+            self._add(n, "distinct_message_ids",
+                      f"messageId {mid!r} was already returned in session {_show(req.session)} for another submission "
+                      f"(line {session.message_ids[mid]})")
+        else:
+            session.message_ids[mid] = n
+        view = conn.views.get(_sid(req.session))
+        if view is None:
+            view = conn.views[_sid(req.session)] = _View()
+        view.acked.setdefault(mid, n)
+
+    def _resume_response(self, n, conn, req, sid, ok, error) -> None:
+        key = _sid(sid)
+        view = conn.views.get(key)
+        resume = view.resume if view is not None else None
+        if view is not None:
+            view.resume = None
+        if resume is None:
+            return
+        if not resume.cursor_ok:
+            if ok or error.get("code") != -32602:
+                got = "success" if ok else f"error {error.get('code')!r}"
+                self._add(n, "unsupported_replay_cursor_rejected",
+                          f"the resume of line {resume.line} with an unsupported replayFrom was answered with {got}, not -32602")
+        if not ok:
+            if resume.created_view:
+                del conn.views[key]
+            return
+        if not resume.snapshot:
+            self._add(n, "resumed_client_sees_current_state",
+                      f"the session/resume response (request on line {resume.line}) is not preceded by a state_update "
+                      "after the request")
+            return
+        if resume.created_view:
+            # Connections already attached have been told the session's state: the snapshot must agree.
+            for other in self.conns.values():
+                if other is conn or other.closed:
+                    continue
+                v = other.views.get(key)
+                if (v is None or v.closed_at or v.resume is not None or v.state is None or v.provisional
+                        or v.state == resume.snapshot_state):
+                    continue
+                v.expect = (resume.snapshot, resume.snapshot_state, conn.label)
+
+    def _client_response(self, n, conn, req: _Request, msg) -> None:
+        if req.method != "session/request_permission":
+            return
+        tid = _permission_tool(req.params)
+        if tid is None or req.session is None:
+            return
+        session = self._session(req.session)
+        outcome = _obj(_obj(msg.get("result")).get("outcome"))
+        offered = {o.get("optionId") for o in req.params.get("options") or () if isinstance(o, dict)}
+        if req.cut_by:
+            session.not_approved[tid] = req.cut_by
+        elif outcome.get("outcome") == "cancelled" or "error" in msg:
+            session.not_approved[tid] = n
+        elif outcome.get("outcome") == "selected" and outcome.get("optionId") not in offered:
+            session.not_approved[tid] = n
+
+    # -- the end of the log -------------------------------------------------------------------
+
+    def finish(self) -> list[Finding]:
+        """Rules about what must have happened by the end (skipped for a cut log); every finding, by line."""
+        if not self._done:
+            self._done = True
+            if not self.partial:
+                for conn in self.conns.values():
+                    if not conn.closed:
+                        self._end_of(conn)
+        self.findings.sort(key=lambda f: (f.line, f.property))
+        return list(self.findings)
+
+    def _end_of(self, conn: _Conn) -> None:
+        label = conn.label
+        for (sender, key), req in conn.pending.items():
+            if req.cancel_request:
+                self._add(req.line, "cancelled_request_still_answered",
+                          f"the {sender}'s {req.method} {key} on {label}, cancelled on line {req.cancel_request}, is never answered")
+            elif req.method == "session/prompt" and sender == "client":
+                self._add(req.line, "every_prompt_answered", f"session/prompt {key} on {label} is never answered")
+            else:
+                self._add(req.line, "every_request_answered", f"the {sender}'s {req.method} {key} on {label} is never answered")
+        for sid, view in conn.views.items():
+            if view.closed_at:
+                continue
+            for mid, line in view.acked.items():
+                if mid not in view.echoed:
+                    self._add(line, "every_inserted_message_echoed",
+                              f"messageId {mid!r} was acknowledged on {label} and never reported there in session "
+                              f"{_show(sid)} by user_message or user_message_chunk")
+            if view.cancel:
+                waiting = [k for k in view.cancel_perms if ("agent", k) in conn.pending]
+                if waiting:
+                    self._add(view.cancel, "cancel_stops_waiting_for_permissions",
+                              f"the work cancelled here never ends: still waiting for permission request(s) {waiting}")
+                else:
+                    self._add(view.cancel, "cancelled_work_reported_idle",
+                              f"the work cancelled here is never reported idle on {label}")
+            if view.expect is not None:
+                line, expected, other = view.expect
+                self._add(line, "resume_snapshot_is_current",
+                          f"the resume snapshot on {other} says {expected}; {label} was told {view.state} and nothing since")
+            for tid, line in view.tool_cancels.items():
+                self._add(line, "tool_cancel_confirmed",
+                          f"tool_call/cancel of {_show(tid)} was accepted and never confirmed by a final tool_call_update")
+
+
+def _permission_tool(params: dict):
+    subject = _obj(params.get("subject"))
+    if subject.get("type") == "tool_call":
+        tid = _obj(subject.get("toolCall")).get("toolCallId")
+        return tid if isinstance(tid, str) else None
+    if subject.get("type") == "command":
+        tid = subject.get("toolCallId")
+        return tid if isinstance(tid, str) else None
+    return None
+
+
+def _items(listed):
+    """The keys of a well-formed background list, or None (omitted, null or malformed: not reported)."""
+    if not isinstance(listed, list):
+        return None
+    out = set()
+    for item in listed:
+        if not isinstance(item, dict):
+            return None
+        kind = item.get("type")
+        if kind == "tool_call" and isinstance(item.get("toolCallId"), str):
+            out.add(("tool_call", item["toolCallId"]))
+        elif kind == "terminal" and isinstance(item.get("terminalId"), str):
+            out.add(("terminal", item["terminalId"]))
+        elif isinstance(kind, str):
+            continue  # a custom or future item: nothing to check
+        else:
+            return None
+    return frozenset(out)
+
+
+def _announced(view: _View, item) -> bool:
+    kind, ident = item
+    return ident in (view.tool_status if kind == "tool_call" else view.terminals)
+
+
+def _final(view: _View, item) -> bool:
+    kind, ident = item
+    if kind == "tool_call":
+        return view.tool_status.get(ident) in FINAL_TOOL
+    return bool(view.terminals.get(ident))
+
+
+def check(entries, rules: str = DEFAULT_RULES, partial: bool = False, validator=None) -> list[Finding]:
+    """Every finding of a whole transcript: ``entries`` is ``[(line, entry), ...]``."""
+    m = Monitor(rules, partial, validator)
+    for n, entry in entries:
+        m.feed(n, entry)
+    return m.finish()
