@@ -16,13 +16,13 @@ import sys
 from acp_lifecycle.model.config import ConfigError
 from acp_lifecycle.sims.search.explore import TooLarge
 
-from . import bridge, check, diff, fuzz, generate, listings, scenario, schema, trace, variants
+from . import bridge, check, diff, fuzz, generate, listings, record, scenario, schema, trace, variants
 from .common import Parser, UsageError
 
 __all__ = ["main", "UsageError", "subcommands"]
 
 #: In the order ``--help`` lists them.
-_MODULES = (check, fuzz, listings, variants, diff, scenario, generate, trace, bridge, schema)
+_MODULES = (check, fuzz, listings, variants, diff, scenario, generate, trace, record, bridge, schema)
 
 
 def _parser() -> Parser:
@@ -49,10 +49,25 @@ def _error(message) -> int:
     return 2
 
 
+def _parse(parser: Parser, argv: list[str]):
+    """Parse ``argv``; for a subcommand that runs a program (``record OUT -- AGENT ARGS``),
+    everything after the first ``--`` is that program's command line, untouched."""
+    if "--" in argv:
+        cut = argv.index("--")
+        try:
+            args = parser.parse_args(argv[:cut])
+        except UsageError:
+            args = None
+        if args is not None and getattr(args, "takes_program", False):
+            args.program = argv[cut + 1 :]
+            return args
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         parser = _parser()
-        args = parser.parse_args(argv)
+        args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
         if getattr(args, "run", None) is None:
             parser.print_help()
             return 2
