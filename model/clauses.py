@@ -1220,6 +1220,69 @@ IMPLIED_LEVEL: frozenset[str] = frozenset({
 })
 
 
+# =============================================================================
+# Wire-only clauses checked by the transcript monitor (model/monitor.py).
+# Added for `acp-lifecycle trace` (issue 10): 2.4.0 sentences about requests,
+# sessions and methods the model does not have. Verbatim, like every clause.
+# =============================================================================
+
+_MONITOR = "Wire-only rule: checked on transcripts by model/monitor.py (rule `{}`)"
+
+_WIRE: tuple[Clause, ...] = (
+    _C(
+        "S240-REQID-NOT-NULL", "2.4.0", "MUST NOT", "RequestId",
+        "Unlike base JSON-RPC, it MUST NOT be `null`.",
+        out_of_scope=_MONITOR.format("request_id_not_null") + "; the model's requests never carry a null id.",
+    ),
+    _C(
+        "S240-REQID-SAME-VALUE", "2.4.0", "MUST", "RequestId",
+        "The receiver MUST reply with the same value in the response.",
+        out_of_scope=_MONITOR.format("response_matches_a_request") + "; the model answers by its own counters.",
+    ),
+    _C(
+        "S240-NEW-UPDATES-EITHER-SIDE", "2.4.0", "MAY", "NewSessionResponse",
+        "Updates may arrive before or after this response.",
+        out_of_scope=_MONITOR.format("updates_only_for_opened_sessions") + "; the model has no `session/new`.",
+    ),
+    _C(
+        "S240-PROMPT-NOT-EMPTY", "2.4.0", "MUST NOT", "PromptRequest / prompt",
+        "Clients MUST NOT send an empty array.",
+        out_of_scope=_MONITOR.format("prompt_not_empty") + "; model prompts always carry content.",
+    ),
+    _C(
+        "S240-PERM-UNKNOWN-OPTION", "2.4.0", "MUST", "RequestPermissionOutcome / selected",
+        "If `optionId` doesn't match an offered option, the agent MUST treat the request as not\napproved.",
+        out_of_scope=_MONITOR.format("not_approved_not_proceeded") + "; model clients pick an offered option.",
+    ),
+    _C(
+        "S240-RESUME-CURSOR-REJECT", "2.4.0", "MUST", "ResumeSessionRequest / replayFrom",
+        "Agents MUST reject unsupported cursor types or malformed cursor values\nwith `-32602` (Invalid params), "
+        "rather than substituting another cursor\nor resuming without replay.",
+        out_of_scope=_MONITOR.format("unsupported_replay_cursor_rejected") + "; model clients send no other cursor.",
+    ),
+    _C(
+        "S240-TOOLCANCEL-ADVERTISED", "2.4.0", "MUST NOT", "CancelToolCallRequest",
+        "Clients MUST NOT send it unless the tool call currently advertises `capabilities.cancel`.",
+        out_of_scope=_MONITOR.format("tool_cancel_only_if_advertised") + "; the model has no `tool_call/cancel`.",
+    ),
+    _C(
+        "S240-TOOLCANCEL-CONFIRM", "2.4.0", "MUST", "CancelToolCallRequest",
+        "The Agent confirms it with a `tool_call_update` to a final\nstatus: normally `cancelled`, or `completed` "
+        "or `failed` if the work finished first.",
+        out_of_scope=_MONITOR.format("tool_cancel_confirmed") + "; the model has no `tool_call/cancel`.",
+    ),
+    _C(
+        "S240-TOOLCANCEL-REJECT", "2.4.0", "MUST", "CancelToolCallRequest",
+        "The Agent responds with `-32602` if the tool call is unknown, already final, or not\ncancellable.",
+        out_of_scope=_MONITOR.format("tool_cancel_rejects_final") + "; the model has no `tool_call/cancel`.",
+    ),
+)
+for _c in _WIRE:
+    assert _c.id not in CLAUSES, f"duplicate clause id {_c.id}"
+    CLAUSES[_c.id] = _c
+IMPLIED_LEVEL = IMPLIED_LEVEL | {"S240-NEW-UPDATES-EITHER-SIDE", "S240-TOOLCANCEL-CONFIRM", "S240-TOOLCANCEL-REJECT"}
+
+
 def clause(cid: str) -> Clause:
     """The clause with id ``cid``; ``KeyError`` naming it and near ids if none.
 

@@ -44,13 +44,14 @@ POSITIONALS: dict[tuple[str, str], str] = {
     ("schema", "action"): "validate",
     ("diff", "a"): "rfd",
     ("diff", "b"): "rfd+2.4.0",
+    ("record", "out"): "recording.jsonl",  # and no agent command: only the bad value can be at fault first
 }
 
 #: Options that take a free string for which the empty string is a valid value (none yet).
 EMPTY_OK: set[tuple[str, str]] = set()
 
-#: Subcommands that print no result and so need no --json (none).
-NO_JSON: set[str] = set()
+#: Subcommands that print no result and so need no --json (record relays an agent's stdout).
+NO_JSON: set[str] = {"record"}
 
 #: A directory no one may create files in, even root (sysfs), when there is one.
 UNWRITABLE = Path("/sys")

@@ -372,7 +372,7 @@ def test_the_trace_command_checks_files_end_to_end(tmp_path, capsys):
     bad.write_text(dumps(export(_counterexample("second-stop-reason").trace)))
     assert main(["trace", "--no-schema", "--partial", str(good)]) == 0
     capsys.readouterr()
-    assert main(["trace", "--no-schema", "--json", "--rules", "rfd", str(bad)]) == 1
+    assert main(["trace", "--no-schema", "--json", "--partial", "--rules", "rfd", str(bad)]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["rules"] == "rfd" and data["schema"] is False
     first = data["files"][0]["violations"][0]
