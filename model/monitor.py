@@ -121,7 +121,7 @@ _RULES = (
     # --- the JSON-RPC envelope ---------------------------------------------------
     Rule("wire_message_is_json", "MUST", "rfd", "every line on the wire is one JSON-RPC message",
          external=(_JSONRPC, "It uses JSON (RFC 4627) as data format.")),
-    Rule("schema_valid", "MUST", "2.4.0", "every message validates against the 2.4.0 schema for its method"),
+    Rule("schema_valid", "MUST", "rfd", "every message validates against the 2.4.0 schema for its method"),
     Rule("request_id_not_null", "MUST NOT", "2.4.0", "a request id is a string or an integer, never null",
          ("S240-REQID-NOT-NULL",)),
     Rule("request_id_not_reused", "MUST NOT", "rfd", "a sender never reuses the id of its own pending request",
@@ -617,7 +617,7 @@ class Monitor:
         if method == "session/update":
             update = _obj(params.get("update"))
             kind = update.get("sessionUpdate")
-            view = self._view_for_agent(n, conn, sid, f"a {kind} update")
+            view = self._view_for_agent(n, conn, sid, f"a {kind}")
             self._update(n, conn, view, self._session(sid), sid, kind, update)
         elif method in ("session/request_permission", "elicitation/create") and sid is not None:
             self._view_for_agent(n, conn, sid, f"a {method} request")

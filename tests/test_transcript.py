@@ -410,3 +410,22 @@ def test_without_a_pulled_schema_trace_checks_the_rules_and_says_so_in_one_line(
     captured = capsys.readouterr()
     assert "no_second_stop_reason" in captured.out and "schema validation skipped" in captured.err
     assert main(["trace", "--schema", str(tmp_path / "nope.json"), str(good)]) == 2  # asked for: an error
+
+
+def test_the_rule_table_in_docs_transcripts_md_is_the_monitor_s():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "transcripts.md").read_text()
+    rows = {}
+    for line in doc.splitlines():
+        if line.startswith("| `") and line.count("|") == 5:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = cells
+    assert list(rows) == list(RULES)
+    for rid, (_, severity, clauses, summary) in rows.items():
+        rule = RULES[rid]
+        want = "warning" if rule.level.startswith("SHOULD") else (
+            "violation" if rule.since == "rfd" else "violation (warning under `rfd`)")
+        assert severity == want, rid
+        assert clauses.replace("`", "").split(", ")[0] == (rule.clause or "the schema pointer named in each problem"), rid
+        assert summary == rule.summary, rid
