@@ -96,6 +96,10 @@ def main() -> int:
           "(other helpers share them)")
     worst = max(summary, key=lambda s: s["max_seconds"])
     print(f"slowest diff: {worst['max_seconds']:.2f} s ({worst['slowest_pair']} on {worst['member']}); target < 30 s")
+    inputs = sorted({k for r in rows for k in (*r["only_a"], *r["only_b"]) if k.startswith("client sends")})
+    print(f"kinds that are client messages (inputs one side's clients never send): {inputs or 'none'}")
+    same = [f"{r['a']} on {r['member']}" for r in rows if r["a"] == r["b"] and (r["only_a"] or r["only_b"])]
+    print(f"variants that differ from themselves: {same or 'none'}")
     for a, b in EXAMPLES:
         if a not in names or b not in names:
             continue
