@@ -31,7 +31,7 @@ EXAMPLES = (("rfd", "rfd"), ("rfd", "ack-at-receipt"), ("rfd", "rfd+2.4.0"), ("v
 
 def _one(cfg, a: str, b: str) -> dict:
     from acp_lifecycle.model.variants import VARIANTS
-    from acp_lifecycle.sims.search.diff import check_witness, diff_member
+    from acp_lifecycle.sims.diff import check_witness, diff_member
 
     ra, rb = VARIANTS[a].rules, VARIANTS[b].rules
     t0 = time.perf_counter()

@@ -19,7 +19,7 @@ from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.variants import VARIANTS
 from acp_lifecycle.sims.cli import main
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.search.diff import (
+from acp_lifecycle.sims.diff import (
     END,
     DiffError,
     allows,

@@ -61,7 +61,7 @@ def register(sub) -> None:
 
 
 def _diff(args) -> int:
-    from acp_lifecycle.sims.search.diff import diff_suite, rule_set
+    from acp_lifecycle.sims.diff import diff_suite, rule_set
 
     ra, rb = rule_set(args.a), rule_set(args.b)
     suite = get_suite(args.config)
@@ -114,7 +114,7 @@ def _bounds_text(cfg: Config) -> str:
 
 
 def witness_data(w) -> dict:
-    from acp_lifecycle.sims.search.diff import observed_lines
+    from acp_lifecycle.sims.diff import observed_lines
 
     obs = observed_lines(w)
     return {
@@ -163,7 +163,7 @@ def _entry_text(o: dict) -> str:
 
 def witness_lines(w, runs: bool = False) -> list[str]:
     """A witness for people: each observed message with the step that sent it, the distinguishing one marked."""
-    from acp_lifecycle.sims.search.diff import observed_lines
+    from acp_lifecycle.sims.diff import observed_lines
 
     obs = observed_lines(w)
     n, k = len(w.events), len(w.run)
@@ -231,7 +231,7 @@ def _slug(text: str) -> str:
 
 def _write_diagrams(d, out: Path) -> list[Path]:
     from acp_lifecycle.sims.diagrams import write_sequence
-    from acp_lifecycle.sims.search.diff import observed_lines
+    from acp_lifecycle.sims.diff import observed_lines
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
