@@ -34,7 +34,7 @@ def default():
 
 @pytest.mark.parametrize("name", PINNED)
 def test_state_counts_are_pinned(name):
-    r = explore(get_suite(name).members[0])
+    r = explore(get_suite(name).members[0], symmetry=False)  # reduced counts: tests/test_symmetry.py
     assert (r.states, r.transitions, r.depth, r.terminal_states) == PINNED[name]
 
 

@@ -14,6 +14,7 @@ from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import result_data, trace_lines
 from acp_lifecycle.sims.search.check import SuiteResult, check_suite
+from acp_lifecycle.sims.search.engine import default_workers
 
 from .common import (
     Column,
@@ -44,6 +45,13 @@ def register(sub) -> None:
                    help="check a bridged configuration: every run of the model through a v1<->v2 bridge "
                         "(to-v1: v2 agent, v1 client; to-v2: v1 agent, v2 clients)")
     p.add_argument("--bridge-bug", help="with --bridge: a seeded bridge bug (see docs/bridges.md)")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help=f"processes searching in parallel (default: the cores available, {default_workers()} here)")
+    p.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER",
+                   help="search on a Dask cluster: a local one, or the scheduler at this address "
+                        "(pip install 'acp-lifecycle[dask]'; see docs/performance.md)")
+    p.add_argument("--no-symmetry", action="store_true",
+                   help="store every state, not one per class of states that differ only in client names and message IDs")
 
     p.set_defaults(run=_check)
 
@@ -60,7 +68,8 @@ def _check_bridge(args) -> int:
     from acp_lifecycle.sims.bridge import PROPERTIES as BRIDGE_PROPERTIES
 
     refuse_options(args, "with --bridge (it checks fixed members under the RFD's rules)", "--config", "--bug",
-                   "--max-states", "--no-traces", "--diagrams", "--export-traces", "--force")
+                   "--max-states", "--no-traces", "--diagrams", "--export-traces", "--force", "--workers", "--dask",
+                   "--no-symmetry")
     to = args.bridge[3:]
     options = {}
     if args.bridge_bug is not None:
@@ -148,6 +157,11 @@ def _check(args) -> int:
         output_dir(args.diagrams, option="--diagrams", force=args.force)
     if args.force and args.export_traces is None and args.diagrams is None:
         raise UsageError("--force applies only with --diagrams or --export-traces")
+    workers = args.workers if args.workers is not None else default_workers()
+    if args.dask is not None:
+        from acp_lifecycle.sims.search.dask import require_dask
+
+        require_dask()
     err = Console(stderr=True)
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -167,15 +181,18 @@ def _check(args) -> int:
 
             return progress
 
-        result = check_suite(suite, rules, max_states=args.max_states, on_member=on_member)
+        with _search_cluster(args.dask, workers) as cluster:
+            result = check_suite(suite, rules, max_states=args.max_states, on_member=on_member,
+                                 symmetry=not args.no_symmetry, workers=workers, cluster=cluster)
     if args.json:
         data = result_data(result)
+        data["search"] = _search_data(result, workers, args.dask)
         if args.no_traces:
             for prop in data["properties"]:
                 prop["trace"] = None
         print_json(data)
     else:
-        _print_result(result, traces=not args.no_traces)
+        _print_result(result, traces=not args.no_traces, search=_search_line(result, workers, args.dask))
     if args.export_traces is not None:
         from pathlib import Path
 
@@ -206,7 +223,34 @@ _STYLE = {
 }
 
 
-def _print_result(r: SuiteResult, traces: bool) -> None:
+def _search_cluster(address, workers):
+    if address is None:
+        from contextlib import nullcontext
+
+        return nullcontext(None)
+    from acp_lifecycle.sims.search.dask import cluster
+
+    return cluster(None if address == "local" else address, workers)
+
+
+def _search_data(r: SuiteResult, workers: int, dask) -> dict:
+    return {
+        "symmetry": r.symmetry,
+        "workers": max(m.workers for m in r.members),
+        "dask": dask,
+        "collision_probability": {"optimistic": r.collision[0], "actual_fingerprints": r.collision[1]},
+    }
+
+
+def _search_line(r: SuiteResult, workers: int, dask) -> str:
+    sym = "on (client names, message IDs)" if r.symmetry else "off (--no-symmetry)"
+    where = f"Dask ({dask})" if dask else f"{workers} worker{'s' if workers != 1 else ''}"
+    return (f"Symmetry reduction {sym}; {where}. Probability that two distinct states shared a 64-bit "
+            f"fingerprint: calculated (optimistic) {r.collision[0]:.1E}, based on the actual fingerprints "
+            f"{r.collision[1]:.1E}.")
+
+
+def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
     out = console()
     out.print(f"[bold]acp-lifecycle check[/]: configuration [bold]{r.suite.name}[/] ({r.suite.summary}), rules [bold]{r.rules.name}[/]")
     cols = [Column("member", key=True)] + [Column(c, justify="right") for c in ("states", "transitions", "depth", "terminal", "seconds")]
@@ -236,6 +280,8 @@ def _print_result(r: SuiteResult, traces: bool) -> None:
             for line in trace_lines(v.trace, v.message):
                 out.print(line, markup=False)
     out.print()
+    if search:
+        out.print(search, highlight=False)
     bad = [pid for pid, v in r.verdicts.items() if not v.ok]
     if bad:
         out.print(f"[bold red]{len(bad)} of {len(r.verdicts)} verdicts do not match their expectation:[/] {', '.join(bad)}")

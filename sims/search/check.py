@@ -49,6 +49,15 @@ class SuiteResult:
     def transitions(self) -> int:
         return sum(m.transitions for m in self.members)
 
+    @property
+    def symmetry(self) -> bool:
+        return all(m.symmetry for m in self.members)
+
+    @property
+    def collision(self) -> tuple[float, float]:
+        """TLC's estimates for the whole suite (a union bound: the members' sum)."""
+        return (sum(m.collision[0] for m in self.members), sum(m.collision[1] for m in self.members))
+
 
 def check_suite(
     suite: Suite,
@@ -56,15 +65,20 @@ def check_suite(
     *,
     max_states: int = 3_000_000,
     on_member: Callable[[int, object], Callable | None] | None = None,
+    symmetry: bool = True,
+    workers: int = 1,
+    cluster=None,
 ) -> SuiteResult:
     """Explore every member of ``suite`` and combine the verdicts.
 
     ``on_member(i, config)`` may return a progress callback for that member.
+    ``symmetry``, ``workers``, ``cluster``: as ``explore`` takes them.
     """
     results: list[Result] = []
     for i, cfg in enumerate(suite.members):
         progress = on_member(i, cfg) if on_member else None
-        results.append(explore(cfg, rules, max_states=max_states, progress=progress))
+        results.append(explore(cfg, rules, max_states=max_states, progress=progress, symmetry=symmetry,
+                               workers=workers, cluster=cluster))
     verdicts: dict[str, Verdict] = {}
     found_in: dict[str, str] = {}
     for p in PROPERTIES:

@@ -1,0 +1,205 @@
+"""Symmetry reduction: one canonical representative for states that differ only in names.
+
+Two kinds of names in a state carry no meaning the rules read:
+
+* **Clients.** Every client runs the same code from the same initial state,
+  and nothing in ``system.py`` treats one client index differently from
+  another. Renaming the clients by a permutation (their ``Client`` values,
+  their channels, ``Req.cid``, the client in a correlation token, and the bit
+  of each client in ``Agent.attached`` and ``Msg.owed``) maps every run to a
+  run, and every property is a statement "for every client", so a renamed
+  state has the same verdicts.
+* **Message IDs**, under the RFD's ID scheme (``Rules.id_scheme ==
+  "counter"``, echoes and replays under the same ID): the agent only ever
+  makes a fresh ID and compares IDs for equality, so renaming the IDs by a
+  bijection (and starting the counter past them) gives a state that behaves
+  the same. The seeded bugs that do arithmetic on IDs or reuse them
+  (``content``, ``jsonrpc-id``, ``client`` and ``restart-resets`` schemes, an
+  echo or replay under another ID) keep their IDs as they are.
+
+Request ids, tool call ids, permission request ids and work serials are
+counters that each run assigns in the same order (each client's request ids
+count its own requests; tool calls, permissions and pieces of work count up
+once per run), so two runs never differ by a renaming of them: nothing to
+reduce.
+
+``canonical(s)`` numbers the message IDs in order of first appearance in the
+agent's requests (order of receipt) and then its conversation (order of
+insertion) -- neither depends on client indices -- and then sorts the clients
+by everything that can tell one from another. Two states that differ only by
+such renamings get the same representative; a state and its representative
+have the same successors up to renaming (``tests/test_symmetry.py`` checks
+this step by step, and that every member gives the same verdicts with and
+without the reduction). The explorer stores only representatives'
+fingerprints; every state it checks and every counterexample it prints is a
+concrete state of a real run.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from .config import RFD_RULES, Rules
+from .state import System
+
+__all__ = ["canonical", "canonicalizer", "ids_opaque", "permute_clients"]
+
+
+def ids_opaque(rules: Rules) -> bool:
+    """Whether the rules treat message IDs as opaque fresh names (safe to renumber)."""
+    return rules.id_scheme == "counter" and rules.echo_same_id and rules.replay_same_id
+
+
+def canonical(s: System, rules: Rules = RFD_RULES) -> System:
+    """The representative of ``s``'s class (``s`` itself when it is one)."""
+    return canonicalizer(rules)(s)
+
+
+def canonicalizer(rules: Rules) -> Callable[[System], System]:
+    """``canonical`` for one rule set, with the rule-dependent choice made once."""
+    rename = ids_opaque(rules)
+
+    def canon(s: System) -> System:
+        if rename:
+            s = _renumber_ids(s)
+        if len(s.clients) > 1:
+            s = _sort_clients(s)
+        return s
+
+    return canon
+
+
+# --- message IDs ----------------------------------------------------------------
+
+
+def _renumber_ids(s: System) -> System:
+    a = s.agent
+    mp: dict[int, int] = {}
+    same = True
+    for r in a.reqs:
+        m = r.mid
+        if m and m not in mp:
+            mp[m] = n = len(mp) + 1
+            same = same and m == n
+    for msg in a.conv:
+        m = msg.mid
+        if m not in mp:
+            mp[m] = n = len(mp) + 1
+            same = same and m == n
+    for m, _ in a.issued:
+        if m not in mp:
+            mp[m] = n = len(mp) + 1
+            same = same and m == n
+    if same:
+        w = a.work
+        if w is not None and len(w.inputs) > 1 and list(w.inputs) != sorted(w.inputs):
+            return s._replace(agent=a._replace(work=w._replace(inputs=tuple(sorted(w.inputs)))))
+        return s
+
+    def f(m: int) -> int:
+        # 0 means "no ID yet"; an ID only a client holds (none under these
+        # rules) still gets a fresh name, so the renaming stays a bijection
+        if not m:
+            return 0
+        n = mp.get(m)
+        if n is None:
+            mp[m] = n = len(mp) + 1
+        return n
+
+    reqs = tuple(
+        r._replace(mid=f(r.mid), answers=tuple(("ok", f(x[1])) if x[0] == "ok" else x for x in r.answers))
+        if r.mid or r.answers
+        else r
+        for r in a.reqs
+    )
+    conv = tuple(m._replace(mid=f(m.mid)) for m in a.conv)
+    work = a.work
+    if work is not None and work.inputs:
+        # the rules ask only whether a message is among the work's inputs:
+        # sorted, like the agent's pending IDs
+        work = work._replace(inputs=tuple(sorted(f(m) for m in work.inputs)))
+    issued = tuple(sorted((f(m), o) for m, o in a.issued))
+    pending = tuple(sorted(f(m) for m in a.pending))
+    clients = tuple(
+        cl._replace(
+            view=tuple(sorted((f(k) if k > 0 else k, c, o) for k, c, o in cl.view)),
+            subs=tuple(sub._replace(mid=f(sub.mid)) if sub.mid else sub for sub in cl.subs),
+        )
+        if cl.view or cl.subs
+        else cl
+        for cl in s.clients
+    )
+    down = tuple(tuple(_renumber_msg(m, f) for m in chan) if chan else chan for chan in s.down)
+    # the counter starts past every ID in use: what it makes next is fresh
+    agent = a._replace(reqs=reqs, conv=conv, work=work, issued=issued, pending=pending, next_id=len(mp) + 1)
+    return s._replace(agent=agent, clients=clients, down=down)
+
+
+def _renumber_msg(m: tuple, f) -> tuple:
+    k = m[0]
+    if k == "ok":
+        return (k, m[1], f(m[2])) + m[3:]
+    if k == "um" or k == "chunk":
+        return (k, f(m[1])) + m[2:]
+    return m
+
+
+# --- clients ----------------------------------------------------------------------
+
+
+def _sort_clients(s: System) -> System:
+    a = s.agent
+    n = len(s.clients)
+    conv = a.conv
+    reqs = a.reqs
+    sigs = [
+        (
+            s.clients[c],
+            s.up[c],
+            s.down[c],
+            a.attached >> c & 1,
+            tuple(m.owed >> c & 1 for m in conv),
+            tuple(i for i, r in enumerate(reqs) if r.cid == c),
+        )
+        for c in range(n)
+    ]
+    try:
+        order = sorted(range(n), key=sigs.__getitem__)
+    except TypeError:  # values of different types at one place: compare their text
+        order = sorted(range(n), key=lambda c: repr(sigs[c]))
+    if order == list(range(n)):
+        return s
+    return permute_clients(s, order)
+
+
+def permute_clients(s: System, order: list[int]) -> System:
+    """The state with client ``order[i]`` renamed to ``i`` everywhere it is named."""
+    n = len(order)
+    inv = [0] * n
+    for new, old in enumerate(order):
+        inv[old] = new
+
+    def bits(mask: int) -> int:
+        out = 0
+        for old in range(n):
+            if mask >> old & 1:
+                out |= 1 << inv[old]
+        return out
+
+    a = s.agent
+    reqs = tuple(r._replace(cid=inv[r.cid]) for r in a.reqs)
+    conv = tuple(m._replace(owed=bits(m.owed)) if m.owed else m for m in a.conv)
+    agent = a._replace(reqs=reqs, conv=conv, attached=bits(a.attached))
+
+    def token(m: tuple) -> tuple:
+        if m[0] == "um" and m[4] is not None:
+            return m[:4] + ((inv[m[4][0]],) + tuple(m[4][1:]),) + m[5:]
+        return m
+
+    down = tuple(tuple(token(m) for m in s.down[old]) for old in order)
+    return s._replace(
+        agent=agent,
+        clients=tuple(s.clients[old] for old in order),
+        up=tuple(s.up[old] for old in order),
+        down=down,
+    )

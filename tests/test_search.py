@@ -1,0 +1,104 @@
+"""The search engine (sims/search/engine.py): compact storage, parallel and Dask searches.
+
+The parallel search must find the same states and the same shortest
+counterexamples as the sequential one; the members here are small, so the
+tests lower the frontier width at which the search forks its workers.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.search import engine
+from acp_lifecycle.sims.search.explore import explore
+
+
+def _summary(r):
+    return (r.states, r.transitions, r.terminal_states), {
+        k: (v.status, len(v.trace), v.ending) for k, v in r.verdicts.items()
+    }
+
+
+@pytest.fixture
+def fork_early(monkeypatch):
+    monkeypatch.setattr(engine, "SPLIT_AT", 4)
+
+
+@pytest.mark.parametrize("name", ["multi-client", "lost-response", "fifo"])
+@pytest.mark.parametrize("symmetry", [True, False])
+def test_two_workers_find_the_same_states_and_shortest_counterexamples(fork_early, name, symmetry):
+    cfg = get_suite(name).members[0]
+    one = explore(cfg, symmetry=symmetry)
+    two = explore(cfg, symmetry=symmetry, workers=2)
+    assert two.workers == 2
+    assert _summary(two) == _summary(one)
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+@pytest.mark.parametrize("bug", ["answer-at-receipt", "never-echo", "no-idle-after-failure"])
+def test_the_parallel_search_catches_a_seeded_bug_with_the_same_shortest_trace(fork_early, workers, bug):
+    b = BUGS[bug]
+    cfg = get_suite(b.member).members[0]
+    one = explore(cfg, b.rules)
+    many = explore(cfg, b.rules, workers=workers)
+    assert _summary(many) == _summary(one)
+    assert many.verdicts[b.breaks].status == "violated"
+
+
+def test_a_small_member_stays_in_one_process():
+    r = explore(get_suite("tiny").members[0], workers=2)
+    assert r.workers == 1
+
+
+def test_the_run_states_its_collision_probability_as_tlc_does():
+    r = explore(get_suite("multi-client").members[0])
+    optimistic, actual = r.collision
+    n, m = r.states, r.transitions + 1
+    assert optimistic == pytest.approx(n * (m - n) / 2**64)
+    assert 0 < optimistic < 1e-9 and 0 < actual < 1e-6
+
+
+def test_garbage_collection_is_back_on_after_a_search():
+    assert gc.isenabled()
+    explore(get_suite("tiny").members[0])
+    assert gc.isenabled()
+
+
+def test_the_portable_fingerprint_does_not_depend_on_the_process():
+    import subprocess
+    import sys
+
+    from acp_lifecycle.model.system import initial_state
+
+    s = initial_state(get_suite("multi-client").members[0])
+    code = (
+        "from acp_lifecycle.model.system import initial_state;"
+        "from acp_lifecycle.sims.configs import get_suite;"
+        "from acp_lifecycle.sims.search.engine import portable_fingerprint as f;"
+        "print(f(initial_state(get_suite('multi-client').members[0])))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONHASHSEED": "123"}).stdout
+    assert int(out) == engine.portable_fingerprint(s)
+
+
+def test_bottom_cycles_are_found_on_an_integer_graph():
+    # 0 -> 1 -> 2 -> 1 (a bottom cycle), 0 -> 3 (terminal), 4 -> 4 (a self-loop)
+    src = np.array([0, 1, 2, 0, 4])
+    dst = np.array([1, 2, 1, 3, 4])
+    comps = [c.tolist() for c in engine._bottom_cycles(5, src, dst)]
+    assert comps == [[1, 2], [4]]
+
+
+def test_dask_gives_the_local_state_count_on_a_two_worker_cluster(fork_early):
+    pytest.importorskip("distributed", reason="dask is optional: pip install 'acp-lifecycle[dask]'")
+    from acp_lifecycle.sims.search.dask import cluster
+
+    cfg = get_suite("lost-response").members[0]
+    with cluster(None, 2) as client:
+        r = explore(cfg, cluster=client)
+    assert r.workers == 2
+    assert _summary(r) == _summary(explore(cfg))

@@ -1,0 +1,164 @@
+"""Symmetry reduction (model/symmetry.py): sound, exact where it claims to be, and pinned.
+
+The reduction is only as good as its knowledge of which state fields name a
+client or a message ID. These tests fail when a model change adds such a field
+without teaching ``canonical`` about it: the representative then has different
+successors than the state it stands for, or some member's verdicts change.
+"""
+
+from itertools import permutations
+
+import pytest
+
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.config import RFD_RULES, Config
+from acp_lifecycle.model.properties import PROPERTIES
+from acp_lifecycle.model.symmetry import canonical, canonicalizer, ids_opaque, permute_clients
+from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.sims.configs import SUITES, get_suite
+from acp_lifecycle.sims.search.explore import explore
+
+# member: (representatives, transitions, depth, terminal) with symmetry on (the default);
+# tests/test_explore.py pins the same members without it
+PINNED = {
+    "tiny": (296, 539, 11, 4),
+    "multi-client": (1035, 3804, 14, 28),
+    "failures": (860, 3250, 13, 26),
+    "cancel-race": (1490, 4579, 13, 40),
+    "permission": (1318, 4230, 15, 30),
+    "lost-response": (3245, 10833, 17, 122),
+    "restart": (232, 453, 10, 60),
+    "import": (1001, 2632, 12, 127),
+    "fifo": (9882, 26900, 15, 16),
+}
+
+
+def _states(cfg: Config, rules=RFD_RULES, limit: int = 3000):
+    """The first ``limit`` states of a breadth-first search (no reduction)."""
+    s0 = initial_state(cfg)
+    seen, frontier = {s0}, [s0]
+    while frontier and len(seen) < limit:
+        nxt = []
+        for s in frontier:
+            for step in successors(s, cfg, rules):
+                if step.state not in seen:
+                    seen.add(step.state)
+                    nxt.append(step.state)
+        frontier = nxt
+    return list(seen)[:limit]
+
+
+SAMPLES = [
+    ("multi-client", None),
+    ("lost-response", None),
+    ("import", None),
+    ("wide-failures", None),
+    ("wide-clients", None),
+]
+
+
+@pytest.mark.parametrize("name,_", SAMPLES)
+def test_every_renaming_of_the_clients_has_the_same_representative(name, _):
+    cfg = get_suite(name).members[0]
+    canon = canonicalizer(RFD_RULES)
+    for s in _states(cfg, limit=800):
+        c = canon(s)
+        assert canon(c) == c
+        for order in permutations(range(cfg.clients)):
+            assert canon(permute_clients(s, list(order))) == c
+
+
+@pytest.mark.parametrize("name,_", SAMPLES)
+def test_a_representative_has_the_same_successors_and_step_verdicts_as_its_state(name, _):
+    """Successors commute with canonicalisation, and every step property judges
+    the representative's steps as it judges the state's."""
+    cfg = get_suite(name).members[0]
+    canon = canonicalizer(RFD_RULES)
+    stepwise = [p for p in PROPERTIES if p.kind in ("step", "sometimes")]
+    statewise = [p for p in PROPERTIES if p.kind in ("always", "eventually")]
+
+    def view(s):
+        return {
+            (canon(step.state), tuple(bool(p.check(s, step)) for p in stepwise))
+            for step in successors(s, cfg, RFD_RULES)
+        }
+
+    for s in _states(cfg, limit=600):
+        c = canon(s)
+        if c is s:
+            continue
+        assert view(c) == view(s)
+        assert [bool(p.check(c)) for p in statewise] == [bool(p.check(s)) for p in statewise]
+
+
+@pytest.mark.parametrize("name", PINNED)
+def test_reduced_state_counts_are_pinned(name):
+    r = explore(get_suite(name).members[0])
+    assert r.symmetry
+    assert (r.states, r.transitions, r.depth, r.terminal_states) == PINNED[name]
+
+
+def _verdicts(r):
+    return {k: (v.status, len(v.trace), v.ending) for k, v in r.verdicts.items()}
+
+
+def _assert_real_runs(r):
+    """Each trace starts in the initial state and each step is one ``successors`` gives."""
+    for pid, v in r.verdicts.items():
+        if not v.trace:
+            continue
+        s = initial_state(r.config)
+        for pre, step in v.trace:
+            assert pre == s, pid
+            assert step in successors(pre, r.config, r.rules), pid
+            s = step.state
+        p = v.prop
+        if v.status == "violated" and p.kind in ("always", "eventually"):
+            assert p.check(s), pid
+        elif p.kind in ("step", "sometimes"):
+            pre, step = v.trace[-1]
+            assert p.check(pre, step), pid
+
+
+@pytest.mark.parametrize("name", [m.name for m in SUITES["default"].members])
+def test_default_members_give_the_same_verdicts_with_and_without_symmetry(name):
+    cfg = get_suite(name).members[0]
+    with_, without = explore(cfg), explore(cfg, symmetry=False)
+    assert _verdicts(with_) == _verdicts(without)
+    _assert_real_runs(with_)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [m.name for s in ("wide",) for m in SUITES[s].members])
+def test_wide_members_give_the_same_verdicts_with_and_without_symmetry(name):
+    cfg = get_suite(name).members[0]
+    with_, without = explore(cfg), explore(cfg, symmetry=False)
+    assert _verdicts(with_) == _verdicts(without)
+    _assert_real_runs(with_)
+
+
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_every_seeded_bug_is_caught_the_same_with_and_without_symmetry(bug):
+    b = BUGS[bug]
+    cfg = get_suite(b.member).members[0]
+    with_ = explore(cfg, b.rules)
+    without = explore(cfg, b.rules, symmetry=False)
+    assert _verdicts(with_) == _verdicts(without)
+    _assert_real_runs(with_)
+
+
+def test_message_ids_are_renumbered_only_where_the_rules_treat_them_as_opaque():
+    assert ids_opaque(RFD_RULES)
+    for bug in BUGS.values():
+        r = bug.rules
+        if r.id_scheme != "counter" or not r.echo_same_id or not r.replay_same_id:
+            assert not ids_opaque(r), bug.name
+
+
+def test_two_clients_inserting_in_either_order_are_one_representative():
+    cfg = get_suite("multi-client").members[0]
+    states = _states(cfg, limit=4060)
+    # the same situation reached with message 1 for either client
+    both = [s for s in states if len(s.agent.conv) == 2 and all(not s.up[c] for c in range(2))]
+    assert both
+    assert len({canonical(s) for s in both}) < len(both)
