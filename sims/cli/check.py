@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
@@ -47,7 +48,7 @@ def register(sub) -> None:
     p.add_argument("--bridge-bug", help="with --bridge: a seeded bridge bug (see docs/bridges.md)")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help=f"processes searching in parallel (default: the cores available, {default_workers()} here)")
-    p.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER",
+    p.add_argument("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER", type=_scheduler,
                    help="search on a Dask cluster: a local one, or the scheduler at this address "
                         "(pip install 'acp-lifecycle[dask]'; see docs/performance.md)")
     p.add_argument("--no-symmetry", action="store_true",
@@ -221,6 +222,13 @@ _STYLE = {
     "open question confirmed": "yellow",
     "not applicable": "dim",
 }
+
+
+def _scheduler(text: str) -> str:
+    if not text or text != text.strip() or any(c.isspace() for c in text):
+        raise argparse.ArgumentTypeError(
+            f"invalid scheduler address {text!r}: give one such as tcp://HOST:8786, or none for a local cluster")
+    return text
 
 
 def _search_cluster(address, workers):
