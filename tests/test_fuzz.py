@@ -21,7 +21,7 @@ from acp_lifecycle.model.config import RFD_RULES, Config
 from acp_lifecycle.model.properties import BY_ID
 from acp_lifecycle.model.system import ACTION_KINDS, initial_state, successors
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.search.fuzz import PropertyViolation, fuzz, make_machine
+from acp_lifecycle.sims.search.fuzz import PropertyViolation, fuzz, make_machine, shorten
 
 TINY = get_suite("tiny").members[0]
 FUZZ = get_suite("fuzz").members[0]
@@ -31,22 +31,25 @@ FUZZ = get_suite("fuzz").members[0]
 #: a run on to a terminal state anyway.
 SMALL_STEPS = 20
 
-#: bug: (examples given to fuzz, longest shrunk trace allowed). With seed 0 and
+#: bug: (examples given to fuzz, length of the printed run). With seed 0 and
 #: SMALL_STEPS, each budget is the smallest that catches the bug with its
 #: expected property such that every larger budget measured (up to 1.5x or
 #: more) catches it too; the examples it takes are in the comment when fewer.
 #: A budget of 1 means the first example, Hypothesis's simplest run (rules in
 #: name order) followed by the teardown's drive, already breaks the property.
+#: The lengths are after Hypothesis's shrink and ``shorten``'s deletions; each
+#: is at most two steps longer than the explorer's shortest on the same member
+#: (test_bugs.PINNED_LENGTHS), most are equal.
 BUDGETS = {
     "answer-at-receipt": (1, 2),
     "answer-at-reserve": (2, 3),
-    "cancel-after-insertion": (2, 6),
-    "client-associates-by-content": (2, 6),
-    "client-associates-by-order": (2, 6),
+    "cancel-after-insertion": (2, 5),
+    "client-associates-by-content": (2, 5),
+    "client-associates-by-order": (2, 5),
     "client-idle-completes-prompt": (1, 3),
-    "client-keeps-optimistic-copy": (1, 10),
+    "client-keeps-optimistic-copy": (1, 9),
     "echo-under-other-id": (1, 4),
-    "end-turn-for-cancel": (25, 10),
+    "end-turn-for-cancel": (25, 7),
     "error-after-insertion": (6, 5),
     "error-beside-end-turn": (1, 5),
     "error-when-abort-raises": (800, 7),  # caught at example 768: slow
@@ -54,18 +57,17 @@ BUDGETS = {
     "never-echo": (1, 9),
     "no-idle-after-failure": (6, 5),
     "no-tool-terminal-before-error": (600, 6),  # caught at example 577: slow
-    "replay-chunks-without-reset": (5, 9),
+    "replay-chunks-without-reset": (5, 6),
     "replay-reexecutes-command": (350, 6),  # caught at example 331: slow
-    "replay-under-new-id": (5, 10),
-    "replay-without-replay-from": (8, 9),
-    "same-id-for-same-content": (1, 10),
+    "replay-under-new-id": (5, 6),
+    "replay-without-replay-from": (8, 6),
+    "same-id-for-same-content": (1, 6),
     "second-stop-reason": (100, 6),  # caught at example 95
-    "tool-update-after-idle": (25, 13),  # caught at example 24
+    "tool-update-after-idle": (25, 9),  # caught at example 24
 }
 
-#: Every shrunk counterexample of a seeded bug is at most this long (the
-#: exhaustive explorer's shortest ones, test_bugs.PINNED_LENGTHS, are 2 to 9).
-SHRUNK_BOUND = 13
+#: A printed run is at most this many steps longer than the explorer's shortest.
+SLACK = 2
 
 #: Bugs whose budget is more than a few hundred examples' worth of time in CI.
 SLOW_BUGS = {"error-when-abort-raises", "no-tool-terminal-before-error", "replay-reexecutes-command"}
@@ -273,9 +275,12 @@ def test_the_shrunk_trace_prints_as_numbered_steps_with_json_rpc_messages():
     assert lines[-1].startswith("     => success_only_after_insertion: ")
 
 
-def test_every_bug_has_a_budget_within_the_stated_bound():
+def test_every_bug_has_a_budget_and_a_length_within_two_steps_of_the_explorers():
+    from test_bugs import PINNED_LENGTHS
+
     assert set(BUDGETS) == set(BUGS)
-    assert all(n <= 800 and length <= SHRUNK_BOUND for n, length in BUDGETS.values())
+    assert all(n <= 800 and PINNED_LENGTHS[name] <= length <= PINNED_LENGTHS[name] + SLACK
+               for name, (n, length) in BUDGETS.items())
     assert SLOW_BUGS <= set(BUGS)
 
 
@@ -291,5 +296,59 @@ def test_fuzz_catches_each_seeded_bug_within_its_budget_with_a_short_trace(name,
     r = fuzz(cfg, bug.rules, examples=examples, steps=SMALL_STEPS)
     assert r.property == bug.breaks, f"{name}: {r.property} after {r.examples} examples"
     assert r.message and not r.ok and r.examples <= examples
-    assert len(r.trace) <= longest
+    assert len(r.trace) == longest and r.hypothesis_steps >= len(r.trace)
     _assert_real_run_ending_in_violation(r.trace, cfg, bug.rules, bug.breaks)
+
+
+def test_shorten_deletes_the_detours_hypothesis_leaves_and_keeps_a_real_failing_run():
+    # Hypothesis alone: a drawn step, then the teardown's drive, which wanders
+    # through agent work and faults for 40 steps before the violating receipt.
+    bug = BUGS["answer-at-receipt"]
+    r = fuzz(FUZZ, bug.rules, examples=200, steps=60)
+    assert r.property == bug.breaks and r.hypothesis_steps == 46
+    assert [step.action for _, step in r.trace] == [("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt")]
+    _assert_real_run_ending_in_violation(r.trace, FUZZ, bug.rules, bug.breaks)
+
+
+def test_shorten_deletes_steps_only_while_the_same_property_still_fails():
+    bug = BUGS["answer-at-receipt"]
+    r = fuzz(TINY, bug.rules, examples=1, steps=SMALL_STEPS)
+    assert shorten(r.trace, TINY, bug.rules, bug.breaks) == (r.trace, None)  # already the shortest
+    # under the correct rules the same actions break nothing: the run is kept as it is
+    assert shorten(r.trace, TINY, RFD_RULES, bug.breaks) == (r.trace, None)
+    # a run with a detour (a lost connection and the resume) before the violation loses the detour
+    cfg = get_suite("lost-response").members[0]
+    s, detour = initial_state(cfg), []
+    while not detour or detour[-1][1].action != ("AgentReceive", 0, "prompt"):
+        # the lost connection and the resume first, then the first enabled step of the rest
+        steps = successors(s, cfg, bug.rules)
+        step = next((x for x in steps if x.action[0] in ("ConnectionLost", "ClientResume", "AgentResume")), steps[0])
+        if step.action[0] == "ClientSubmitPrompt" or any(a[1].action[0] == "ClientSubmitPrompt" for a in detour):
+            step = next((x for x in steps if x.action in (("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt"))), step)
+        detour.append((s, step))
+        s = step.state
+    trace, message = shorten(detour, cfg, bug.rules, bug.breaks)
+    assert len(detour) > 2 and [st.action for _, st in trace] == [("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt")]
+    assert message.startswith("client 0's session/prompt 1")
+
+
+#: Seeded bugs the suite runs through the command line (the others with -m slow;
+#: test_fuzz_catches_each_seeded_bug_within_its_budget covers them in the suite).
+CLI_BUGS = {"answer-at-receipt", "never-echo", "same-id-for-same-content"}
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in CLI_BUGS else pytest.param(n, marks=pytest.mark.slow) for n in sorted(BUGS)]
+)
+def test_the_fuzz_command_prints_each_seeded_bug_within_two_steps_of_the_explorer(name, capsys, request):
+    """`acp-lifecycle fuzz --bug NAME` with its defaults (the bug's member, 1000 examples, 20 steps)."""
+    from test_bugs import PINNED_LENGTHS
+
+    from acp_lifecycle.sims.cli import main
+
+    if name not in CLI_BUGS:
+        _slow_only(request)
+    assert main(["fuzz", "--bug", name, "--json"]) == 1
+    (member,) = json.loads(capsys.readouterr().out)["members"]
+    assert member["name"] == BUGS[name].member and member["property"] == BUGS[name].breaks
+    assert len(member["trace"]) <= PINNED_LENGTHS[name] + SLACK

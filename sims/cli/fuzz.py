@@ -16,10 +16,13 @@ from .common import UsageError, add_json, console, positive_int
 
 def register(sub) -> None:
     p = sub.add_parser("fuzz", help="random stateful exploration with Hypothesis, shrinking a failure to a minimal run")
-    p.add_argument("--config", default="fuzz", help="named configuration or member (default: fuzz, 3 clients x 3 prompts)")
+    p.add_argument("--config", help="named configuration or member (default: fuzz, 3 clients x 3 prompts; "
+                                    "with --bug: the member the bug is seeded in, as in `bugs --list`)")
     p.add_argument("--bug", help="fuzz a seeded bug instead of the RFD's rules")
-    p.add_argument("--examples", type=positive_int, default=200, help="random runs per member (default: 200)")
-    p.add_argument("--steps", type=positive_int, default=60, help="steps drawn per run (default: 60)")
+    p.add_argument("--examples", type=positive_int, help="random runs per member (default: 200; with --bug 1000, "
+                                                         "the run stops at the first failure)")
+    p.add_argument("--steps", type=positive_int, help="steps drawn per run (default: 60 on fuzz, 20 on the small "
+                                                      "configurations that check explores)")
     p.add_argument("--seed", type=int, default=0, help="random seed: same seed, same result (default: 0)")
     add_json(p)
 
@@ -30,8 +33,13 @@ def _fuzz(args) -> int:
     from acp_lifecycle.sims.render import trace_data
     from acp_lifecycle.sims.search.fuzz import fuzz
 
-    suite = get_suite(args.config)
-    rules = get_bug(args.bug).rules if args.bug is not None else RFD_RULES
+    bug = get_bug(args.bug) if args.bug is not None else None
+    rules = bug.rules if bug else RFD_RULES
+    suite = get_suite(args.config if args.config is not None else bug.member if bug else "fuzz")
+    if args.examples is None:
+        args.examples = 1000 if bug else 200
+    if args.steps is None:
+        args.steps = 20 if suite.exhaustive else 60
     if not 1 <= args.examples <= 1_000_000:
         raise UsageError(f"--examples must be between 1 and 1000000, not {args.examples}")
     if not 1 <= args.steps <= 10_000:
@@ -49,11 +57,12 @@ def _fuzz(args) -> int:
     ok = all(r.ok for r in results)
     if args.json:
         print(json.dumps({
-            "config": suite.name, "rules": rules.name, "seed": args.seed, "ok": ok,
+            "config": suite.name, "rules": rules.name, "seed": args.seed, "examples": args.examples, "steps": args.steps, "ok": ok,
             "members": [{
                 "name": r.config.name, "ok": r.ok, "examples": r.examples, "runs": r.runs, "seconds": round(r.seconds, 2),
                 "distinct_states": len(r.states), "actions": sorted(r.actions), "sometimes": sorted(r.sometimes),
                 "limitations": r.limitations, "property": r.property, "message": r.message,
+                "hypothesis_steps": r.hypothesis_steps,
                 "trace": trace_data(r.trace) if r.trace else None,
             } for r in results],
         }, indent=2))
@@ -67,7 +76,9 @@ def _fuzz(args) -> int:
         if r.limitations:
             out.print(f"  limitations and open questions seen: {', '.join(sorted(r.limitations))}")
         if not r.ok:
-            out.print(f"  minimal failing run ({len(r.trace)} steps):")
+            how = (f"Hypothesis shrank it to {r.hypothesis_steps}, deleting steps left {len(r.trace)}"
+                   if r.hypothesis_steps != len(r.trace) else "as Hypothesis shrank it")
+            out.print(f"  minimal failing run ({len(r.trace)} steps; {how}):")
             for line in r.lines():
                 out.print(line, markup=False, highlight=False)
     return 0 if ok else 1
