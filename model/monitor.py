@@ -28,6 +28,12 @@ convenient):
   per agent** (message IDs returned by prompt responses are unique per session
   and, as 2.4.0 says, per message type: only user messages have IDs the wire
   ties to submissions).
+* **A resume's replay is history.** Between a ``session/resume`` with
+  ``replayFrom`` and its state snapshot, the agent "should replay retained
+  conversation history before responding": tool calls of work that ended long
+  ago may come back. The replay rules judge those updates (IDs, chunk resets,
+  the snapshot after them); the live-work rules (the idle follows all updates
+  of its work, a tool that was not approved does not run) judge live updates.
 
 Rules (``RULES``) name their clause ids (``model/clauses.py``) and the rule set
 that makes them binding: ``rfd`` (the RFD, or JSON-RPC itself) or ``2.4.0``
@@ -171,7 +177,7 @@ _RULES = (
     Rule("custom_stop_reason_prefixed", "MUST NOT", "2.4.0",
          "a stop reason the schema does not list starts with _", ("S240-STOP-UNKNOWN-RESERVED",)),
     Rule("no_update_after_idle_of_its_work", "MUST", "rfd",
-         "no tool call update of ended foreground work after its idle (background work excepted)",
+         "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
          ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE")),
     Rule("tools_terminal_before_error_idle", "SHOULD", "rfd",
          "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",)),
@@ -653,18 +659,24 @@ class Monitor:
             if not isinstance(tid, (str, int)):
                 return
             status = update.get("status")
-            if tid in view.ended_tools:
+            # Between a session/resume with replayFrom and its snapshot, updates are history:
+            # "replay all retained conversation history before responding", tool calls of ended
+            # work included. They tell the client what a tool call was (its status counts as
+            # announced), but they are not live work: no idle ordering, no running-tool
+            # bookkeeping, no "ran without approval" (the live rules judge the live updates).
+            history = resume is not None and resume.replay and not resume.snapshot
+            if tid in view.ended_tools and not history:
                 self._add(n, "no_update_after_idle_of_its_work",
                           f"{kind} for {_show(tid)} after the idle that ended its work")
                 view.ended_tools.discard(tid)
-            if view.state in WORKING and not (view.background and ("tool_call", tid) in view.background):
+            if not history and view.state in WORKING and not (view.background and ("tool_call", tid) in view.background):
                 view.working_tools[tid] = status or view.working_tools.get(tid) or view.tool_status.get(tid) or "pending"
             if status is not None or tid not in view.tool_status:
                 view.tool_status[tid] = status or view.tool_status.get(tid) or "pending"
             if "capabilities" in update:
                 caps = update["capabilities"]
                 view.tool_cancel[tid] = isinstance(caps, dict) and caps.get("cancel") is not None
-            if status in ("in_progress", "completed") and tid in session.not_approved:
+            if status in ("in_progress", "completed") and tid in session.not_approved and not history:
                 self._add(n, "not_approved_not_proceeded",
                           f"tool call {_show(tid)} goes {status} although its permission was not approved (line {session.not_approved[tid]})")
                 del session.not_approved[tid]

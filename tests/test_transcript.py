@@ -249,6 +249,31 @@ def test_the_resume_snapshot_is_a_violation_under_2_4_0_and_a_warning_under_the_
     assert _found(items) == []
 
 
+def test_a_resume_s_replay_is_history_and_the_same_update_outside_it_is_live():
+    # The corpus has the SDK-made case (resume-replay-same-connection and its mutation); here
+    # the window's edges: replayFrom asked, and before the snapshot.
+    tool = lambda status: ("agent", _upd("s", sessionUpdate="tool_call_update", toolCallId="t", status=status))  # noqa: E731
+    echo = ("agent", _upd("s", sessionUpdate="user_message", messageId="m1", content=[{"type": "text", "text": "x"}]))
+    resume = ("client", _req(3, "session/resume", sessionId="s", cwd="/w", replayFrom={"type": "start"}))
+    snapshot = ("agent", _upd("s", sessionUpdate="state_update", state="idle", stopReason="end_turn"))
+    items = [*INIT, ("client", _req(1, "session/new", cwd="/w")), ("agent", _ok(1, sessionId="s")),
+             ("client", _req(2, "session/prompt", sessionId="s", prompt=[{"type": "text", "text": "x"}])),
+             echo, ("agent", _ok(2, messageId="m1")),
+             ("agent", _upd("s", sessionUpdate="state_update", state="running")), tool("pending"), tool("completed"),
+             snapshot,  # line 11: the idle that ends the work
+             resume, echo, tool("pending"), tool("completed"), snapshot, ("agent", _ok(3))]  # lines 12-17
+    assert _found(items) == []
+    # A resume without replayFrom replays nothing: the same updates are a replay it did not
+    # ask for (the user message) and a live update after the idle of its work (the tool call).
+    del items[11][1]["params"]["replayFrom"]
+    assert _found(items) == [(13, "no_replay_without_replay_from", "violation"),
+                             (14, "no_update_after_idle_of_its_work", "violation")]
+    items[11][1]["params"]["replayFrom"] = {"type": "start"}
+    # After the snapshot the replay is over: the tool call's update is live again.
+    items[13], items[15] = items[15], items[13]
+    assert _found(items) == [(15, "no_update_after_idle_of_its_work", "violation")]
+
+
 def test_every_rule_cites_registered_clauses_and_quotes_one():
     for rule in RULES.values():
         assert rule.clauses or rule.external or rule.id == "schema_valid", rule.id  # its problems name the schema pointer
