@@ -381,6 +381,15 @@ def _(t):
     return idle + 1
 
 
+@mutation("tool-update-after-idle-outside-replay", "resume-replay-same-connection", "no_update_after_idle_of_its_work",
+          "a replayed tool call of ended work moved after the resume response: live, after the idle of its work")
+def _(t):
+    resume = t.find(request("session/resume"))
+    replayed = t.find(update("tool_call_update"), start=resume)
+    answer = response_to(t, resume)
+    return t.move(replayed, answer) + 1
+
+
 @mutation("cancel-ends-end-turn", "cancel-running", "cancelled_work_ends_cancelled",
           "work cancelled by session/cancel ends idle end_turn")
 def _(t):

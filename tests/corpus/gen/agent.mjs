@@ -25,8 +25,10 @@
 // -32800, cancel the foreground work (its pending permission requests and
 // elicitations with `$/cancel_request`, not waiting for the answers) and end it
 // idle cancelled. `session/resume` attaches a connection, replays retained
-// history when asked (`replayFrom: {type: "start"}`; other cursors -32602),
-// then sends a current-state snapshot before responding. The extension
+// history when asked (`replayFrom: {type: "start"}`; other cursors -32602):
+// the messages, and each tool call once, where it started, with its latest
+// fields (a replayed tool call of ended work is history, not live work), then
+// sends a current-state snapshot before responding. The extension
 // notification `_corpus/tick` {sessionId, what} lets a scenario drive time:
 // "finish" ends /slow work, "background" finishes the background tool calls,
 // "initiate" starts agent-initiated foreground work.
@@ -49,7 +51,9 @@ class Session {
     this.id = id;
     this.cwd = cwd;
     this.conns = []; // attached connections, in attach order
-    this.history = []; // retained messages: {type: "user"|"agent", messageId, content, chunked}
+    // retained history: {type: "user"|"agent", messageId, content, chunked} or {type: "tool", fields}
+    this.history = [];
+    this.toolHistory = new Map(); // toolCallId -> its history entry
     this.state = "idle";
     this.stop = null; // stop reason of the last idle that ended work
     this.background = null; // null: not reporting background work; else the listed items
@@ -69,12 +73,27 @@ class Session {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 async function broadcast(session, update) {
+  if (update.sessionUpdate === "tool_call_update") {
+    retainTool(session, update);
+  }
   for (const conn of [...session.conns]) {
     // A connection that went away is dropped, not an error of the work.
     await conn.client.notify(methods.client.session.update, { sessionId: session.id, update }).catch(() => {
       session.conns = session.conns.filter((c) => c !== conn);
     });
   }
+}
+
+// A tool call is retained where it started; later updates patch its fields.
+function retainTool(session, update) {
+  const { sessionUpdate, ...fields } = update;
+  let entry = session.toolHistory.get(update.toolCallId);
+  if (!entry) {
+    entry = { type: "tool", fields: {} };
+    session.toolHistory.set(update.toolCallId, entry);
+    session.history.push(entry);
+  }
+  Object.assign(entry.fields, fields);
 }
 
 async function sendState(session, state, extra = {}) {
@@ -491,6 +510,11 @@ export function agentApp(world, label, hooks = {}) {
       for (const entry of session.history) {
         if (entry.type === "agent") {
           await send({ sessionUpdate: "agent_message", messageId: entry.messageId, content: entry.content });
+        } else if (entry.type === "tool") {
+          // A finished tool call can no longer be cancelled: its replay advertises nothing.
+          const { capabilities, ...fields } = entry.fields;
+          const final = ["completed", "failed", "cancelled"].includes(fields.status);
+          await send({ sessionUpdate: "tool_call_update", ...(final ? fields : entry.fields) });
         } else if (entry.chunked) {
           await send({ sessionUpdate: "user_message", messageId: entry.messageId, content: [] });
           for (const block of entry.content) {
@@ -502,9 +526,9 @@ export function agentApp(world, label, hooks = {}) {
       }
     }
     // Background items reference entities the client tracks: announce them to
-    // this connection before the snapshot that lists them.
+    // this connection before the snapshot that lists them (unless just replayed).
     for (const item of session.background ?? []) {
-      if (item.type === "tool_call") {
+      if (item.type === "tool_call" && !(from != null && session.toolHistory.has(item.toolCallId))) {
         await send({
           sessionUpdate: "tool_call_update",
           toolCallId: item.toolCallId,

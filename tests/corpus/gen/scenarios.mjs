@@ -363,6 +363,16 @@ scenario("resume-replay-chunked", "replay of a streamed user message: user_messa
   await c2.turn(s, "three");
 });
 
+scenario("resume-replay-same-connection", "the connection that saw the work resumes with replay: its ended tool calls come back as history, then the snapshot", async (b) => {
+  const c1 = await b.client("c1");
+  const s = await c1.newSession();
+  c1.permissions.push("allow");
+  await c1.turn(s, "/perm");
+  await c1.turn(s, "/fail");
+  await c1.resume(s, true);
+  await c1.turn(s, "After the replay");
+});
+
 scenario("resume-while-running", "a connection resumes while work runs: the snapshot says running", async (b) => {
   const c1 = await b.client("c1");
   const s = await c1.newSession();
