@@ -62,7 +62,6 @@ __all__ = [
     "print_table",
     "variant_names",
     "variant_progress",
-    "validator",
 ]
 
 #: Width for output that goes to a pipe or a file when ``$COLUMNS`` is unset:
@@ -494,14 +493,3 @@ def variant_progress(err: Console, names: list[str]):
 
     return bar, on_variant
 
-
-def validator(args):
-    """The schema validator for --schema/the pulled copy, or None with --no-schema."""
-    if getattr(args, "no_schema", False):
-        return None
-    from acp_lifecycle.sims.wire.schema import SchemaError, Validator, locate
-
-    try:
-        return Validator(locate(args.schema))
-    except SchemaError as e:
-        raise UsageError(str(e)) from None
