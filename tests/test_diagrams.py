@@ -138,7 +138,10 @@ def test_the_lifecycle_of_tiny_has_no_failing_node_and_moves_from_not_sent_to_an
     lc = lifecycle("tiny")
     assert lc.initial == ("idle", "not sent")
     assert lc.violations == {}
-    assert lc.edges[(("idle", "not sent"), ("idle", "received"))] == ("AgentReceive",)
+    # it starts with the client's send, then the agent's receipt
+    assert lc.edges[(("idle", "not sent"), ("idle", "sent"))] == ("ClientSubmitPrompt",)
+    assert lc.edges[(("idle", "sent"), ("idle", "received"))] == ("AgentReceive",)
+    assert [v for u, v in lc.edges if u == ("idle", "not sent")] == [("idle", "sent")]
     assert lc.edges[(("running", "inserted"), ("running", "answered"))] == ("AgentRespond",)
     assert all(u != v for u, v in lc.edges)
     assert "classDef violated" in lifecycle_mermaid(lc) and "\n    class " not in lifecycle_mermaid(lc)
@@ -176,7 +179,10 @@ def test_every_seeded_bug_counterexample_is_a_mermaid_sequence_chart(name):
     for c in _lanes_used(trace):
         assert f"    participant C{c} as Client {c}\n" in text
         assert re.search(rf"^    (C{c}-+>>A|A-+>>C{c}|Note over C{c}\b)", text, re.M), f"lane Client {c} is empty"
-    assert re.search(rf"^        Note over C0,A: violated: {bug.breaks}<br/>", text, re.M)
+    last = "C1" if len(trace[0][0].clients) > 1 else "A"
+    assert re.search(rf"^        Note over C0,{last}: violated: {bug.breaks}<br/>", text, re.M)
+    # notes speak the protocol, not the model's action names
+    assert not re.search(r"^\s*Note over [^:]*: \d+\. (Agent|Client)[A-Z]\w*\(", text, re.M)
     # Every message sent is on an arrow, numbered by its step.
     sent = sum(1 for pre, step in trace for d, _, _ in step_messages(pre, step) if d in ("client->agent", "agent->client")
                and not (step.action[0] in ("AgentReceive", "AgentResume") and d == "client->agent"))
@@ -210,9 +216,19 @@ def test_a_lost_connection_note_lists_the_response_it_dropped_in_transit():
                         ("AgentInsert", 0, "retained"), ("AgentRespond", 0), ("ConnectionLost", 0)])
     text = sequence_mermaid(trace, "lost", "the response never arrived", violation=False)
     assert "    A-->>C0: 4. result id=1 messageId=msg_1\n" in text
-    assert "5. ConnectionLost(0): Client 0's connection is lost#59; dropped in transit: result id=1 messageId=msg_1" in text
-    assert "Note over A: 3. AgentInsert(0, 'retained')" in text
+    assert "5. client 0's connection is lost#59; dropped in transit: result id=1 messageId=msg_1" in text
+    assert "Note over A: 3. the agent inserts client 0's session/prompt id=1 into the conversation as msg_1\n" in text
     assert "rect rgb(253, 224, 224)" not in text  # not a violation: no red box
+
+
+def test_the_agent_stands_between_two_clients_and_a_received_error_response_is_drawn():
+    from acp_lifecycle.sims.scenarios import run
+
+    text = sequence_mermaid(run("two-clients-one-session").trace, "two")
+    assert text.index("participant C0") < text.index("participant A as Agent") < text.index("participant C1")
+    text = sequence_mermaid(run("cancel-request-wins").trace, "cancel")
+    assert "    A-->>C0: 4. error id=1 -32800 Request cancelled\n" in text
+    assert "    Note over C0: 5. client 0 receives error id=1 -32800 Request cancelled\n" in text
 
 
 # --- pictures ---------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ TEXT_FORMATS = ("mermaid", "dot")
 #: The seeded bug whose lifecycle projection and counterexample ``write_all`` draws.
 SHOWCASE_BUG = "answer-at-receipt"
 NOT_SENT = "not sent"
+#: A client sent the first prompt; the agent has not received it yet.
+SENT = "sent"
 
 Trace = Sequence[tuple[System, Step]]
 

@@ -221,7 +221,7 @@ def diagrams_markdown(link: str = "../diagrams/") -> str:
         "",
         f"Configuration `tiny` (one client, one prompt, no faults, FIFO channels both ways) has {tiny.states}",
         "reachable states. Projected onto what a reader follows, the agent's foreground state and the",
-        "first prompt's phase (`not sent` until the agent has received it), they become the nodes below;",
+        "first prompt's phase (`not sent`, then `sent` until the agent has received it), they become the nodes below;",
         "an edge carries every action that moves from one node to another. Actions that do not change",
         "the projection (deliveries to the client, echoes) are not drawn. No `always` property fails in",
         "any state of the correct model, so no node is marked.",

@@ -10,7 +10,7 @@ from acp_lifecycle.model.machines import ForegroundMachine, PromptRequestMachine
 from acp_lifecycle.model.properties import PROPERTIES
 from acp_lifecycle.model.system import System, initial_state, successors
 
-from .base import NOT_SENT
+from .base import NOT_SENT, SENT
 from .machines import _q
 
 # ---------------------------------------------------------------------------
@@ -18,7 +18,7 @@ from .machines import _q
 # ---------------------------------------------------------------------------
 
 _FG_ORDER = [s.id for s in ForegroundMachine.states]
-_PHASE_ORDER = [NOT_SENT] + [s.id for s in PromptRequestMachine.states]
+_PHASE_ORDER = [NOT_SENT, SENT] + [s.id for s in PromptRequestMachine.states]
 
 
 def _node_key(node: tuple[str, str]) -> tuple:
@@ -32,9 +32,12 @@ def _node_key(node: tuple[str, str]) -> tuple:
 
 
 def project(state: System) -> tuple[str, str]:
-    """(foreground state, first prompt's phase or ``"not sent"``)."""
+    """(foreground state, first prompt's phase): ``"not sent"``, ``"sent"`` (a
+    client sent it, the agent has not received it), then the agent's phase."""
     a = state.agent
-    return (a.fg, a.reqs[0].phase if a.reqs else NOT_SENT)
+    if a.reqs:
+        return (a.fg, a.reqs[0].phase)
+    return (a.fg, SENT if any(c.subs for c in state.clients) else NOT_SENT)
 
 
 @dataclass
@@ -68,8 +71,8 @@ def lifecycle(config: str | Config = "tiny", rules: Rules = RFD_RULES, *, max_st
     nodes. Every reachable state is checked against every ``always`` property.
 
     >>> lc = lifecycle("tiny")
-    >>> lc.initial, lc.edges[(("idle", "received"), ("idle", "inserted"))]
-    (('idle', 'not sent'), ('AgentInsert',))
+    >>> lc.initial, lc.edges[(("idle", "not sent"), ("idle", "sent"))]
+    (('idle', 'not sent'), ('ClientSubmitPrompt',))
     """
     if isinstance(config, str):
         from acp_lifecycle.sims.configs import get_suite

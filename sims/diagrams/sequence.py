@@ -83,18 +83,92 @@ class _Event:
     style: str = "plain"  # notes: plain | fault | verdict | info
 
 
+def _lanes(nclients: int) -> tuple[list[str], dict[int, int], int]:
+    """(lane names, client -> lane index, the agent's lane index).
+
+    The agent stands between the clients (half of them on each side), so an
+    arrow between the agent and client 0 crosses no other client's lifeline
+    when there are two clients (with three, one crossing is unavoidable).
+    """
+    left = max(1, (nclients + 1) // 2)
+    order = [f"Client {c}" for c in range(left)] + ["Agent"] + [f"Client {c}" for c in range(left, nclients)]
+    lane = {c: (c if c < left else c + 1) for c in range(nclients)}
+    return order, lane, left
+
+
+def _prompt(pre: System, idx: int) -> str:
+    r = pre.agent.reqs[idx]
+    return f"client {r.cid}'s session/prompt id={r.rid}"
+
+
+#: What a step does, in the protocol's words (the note drawn for a step that sends no message).
+def _words(pre: System, step) -> str:
+    name, *args = step.action
+    post = step.state
+    if name == "AgentHold":
+        return f"the agent holds {_prompt(pre, args[0])} (not inserted yet)"
+    if name == "AgentReserveId":
+        return f"the agent reserves msg_{post.agent.reqs[args[0]].mid} for {_prompt(pre, args[0])} (not inserted yet)"
+    if name == "AgentInsert":
+        how = "" if args[1] == "retained" else " (live-only: never replayed)"
+        return f"the agent inserts {_prompt(pre, args[0])} into the conversation as msg_{post.agent.reqs[args[0]].mid}{how}"
+    if name == "AgentRejectPrompt":
+        return f"the agent rejects {_prompt(pre, args[0])}"
+    if name == "AgentRespond":
+        return f"the agent answers {_prompt(pre, args[0])}"
+    if name == "AgentEcho":
+        return f"the agent reports msg_{args[0]} ({'whole' if args[1] == 'whole' else 'by chunks'}); no client is attached"
+    if name == "AgentBeginWork":
+        return ("the agent starts foreground work on the inserted input" if args[0] == "input"
+                else "the agent starts foreground work before insertion (a hook)")
+    if name == "AgentInitiateWork":
+        return "the agent starts foreground work of its own (no prompt)"
+    if name == "AgentToolCall":
+        return f"tool call {args[0]}: {args[1]}"
+    if name == "AgentRequestPermission":
+        return f"the agent asks client {args[0]} for permission"
+    if name == "AgentEndWork":
+        return f"the agent ends the foreground work (stopReason {args[0]})"
+    if name == "AgentFailWork":
+        return ("the model provider fails: the work stops" if args[0] == "stops-work"
+                else "aborting the cancelled work raises an error")
+    if name == "AgentFailAndRetry":
+        return "the model provider fails; the agent retries and the work goes on"
+    if name == "AgentFailInBackground":
+        return "background activity fails while the session is idle"
+    if name == "AgentImportMessage":
+        return f"the agent imports a message into the conversation (msg_{post.agent.conv[-1].mid})"
+    if name == "ClientResume":
+        return f"client {args[0]} reconnects ({'with' if args[1] == 'replay' else 'without'} replay)"
+    if name in ("ClientCancelSession", "ClientCancelRequest", "ClientSubmitPrompt", "ClientRetryPrompt",
+                "ClientAnswerPermission"):
+        return f"client {args[0]}: {name[6:]}"
+    return action_text(step.action)  # pragma: no cover - a new action kind: its name until it has words
+
+
+#: Responses a client receives: drawn as a note over the client (the arrow was drawn when sent).
+_RESPONSES = ("ok", "err", "resumed")
+
+
 def _events(trace: Trace, note: str, violation: bool) -> tuple[list[str], list[_Event]]:
-    """The lanes ("Client 0", ..., "Agent") and the rows of a chart."""
+    """The lanes (clients and the agent) and the rows of a chart."""
     nclients = len(trace[0][0].clients) if trace else 1
-    lanes = [f"Client {c}" for c in range(nclients)] + ["Agent"]
-    agent = nclients
+    lanes, lane, agent = _lanes(nclients)
+    edge = (min(lane.values(), default=agent), max(lane.values(), default=agent))
+    everyone = (min(edge[0], agent), max(edge[1], agent))
     rows: list[_Event] = []
     for n, (pre, step) in enumerate(trace, 1):
         name = step.action[0]
-        label = f"{n}. {action_text(step.action)}"
-        if name == "ClientReceive":
-            continue  # the arrow was drawn when the message was sent
         msgs = step_messages(pre, step)
+        if name == "ClientReceive":
+            # the arrow was drawn when the message was sent; a response's arrival is
+            # drawn too: it settles the submission (associated, or rejected and dropped)
+            c, kind = step.action[1], step.action[2]
+            if kind in _RESPONSES:
+                got = [m for m in msgs if m[0].startswith("delivered")]
+                what = message_summary(got[0][2]) if got else kind
+                rows.append(_Event("note", f"{n}. client {c} receives {what}", lane[c], lane[c]))
+            continue
         # A delivery hands over a message already drawn when it was sent
         # (``delivered->...``; older wire modules reported it as ``client->agent``).
         receipt = name in ("AgentReceive", "AgentResume")
@@ -102,31 +176,32 @@ def _events(trace: Trace, note: str, violation: bool) -> tuple[list[str], list[_
         msgs = [m for m in msgs if m not in delivered]
         if receipt:
             c = step.action[1]
-            what = message_summary(delivered[0][2]) if delivered else ""
-            rows.append(_Event("note", f"{label}: receives {what}" if what else label, agent, agent))
+            what = message_summary(delivered[0][2]) if delivered else "its message"
+            rows.append(_Event("note", f"{n}. the agent receives {what} from client {c}", agent, agent))
         elif name == "ConnectionLost":
             c = step.action[1]
             lost = _in_transit(pre, c)
-            text = f"{label}: Client {c}'s connection is lost"
+            text = f"{n}. client {c}'s connection is lost"
             if lost:
                 text += "; dropped in transit: " + ", ".join(lost)
-            rows.append(_Event("note", text, min(c, agent), agent, style="fault"))
+            rows.append(_Event("note", text, min(lane[c], agent), max(lane[c], agent), style="fault"))
         elif name == "AgentRestart":
             lost = [m for c in range(nclients) for m in _in_transit(pre, c)]
-            text = f"{label}: the agent process restarts; every connection is lost"
+            text = f"{n}. the agent process restarts; every connection is lost"
             if lost:
                 text += "; dropped in transit: " + ", ".join(lost)
-            rows.append(_Event("note", text, 0, agent, style="fault"))
+            rows.append(_Event("note", text, *everyone, style="fault"))
         elif name.startswith("Agent") and (not msgs or name.startswith("AgentFail")):
-            rows.append(_Event("note", label, agent, agent, style="fault" if name.startswith("AgentFail") else "plain"))
+            rows.append(_Event("note", f"{n}. {_words(pre, step)}", agent, agent,
+                               style="fault" if name.startswith("AgentFail") else "plain"))
         elif not name.startswith("Agent") and not msgs:
-            lane = step.action[1] if len(step.action) > 1 and isinstance(step.action[1], int) else agent
-            rows.append(_Event("note", label, lane, lane))
+            where = lane.get(step.action[1], agent) if len(step.action) > 1 and isinstance(step.action[1], int) else agent
+            rows.append(_Event("note", f"{n}. {_words(pre, step)}", where, where))
         for direction, c, msg in msgs:
-            src, dst = (agent, c) if direction == "agent->client" else (c, agent)
+            src, dst = (agent, lane[c]) if direction == "agent->client" else (lane[c], agent)
             rows.append(_Event("arrow", f"{n}. {message_summary(msg)}", src, dst, response="method" not in msg))
     if note:
-        rows.append(_Event("note", note, 0, agent, style="verdict" if violation else "info"))
+        rows.append(_Event("note", note, *everyone, style="verdict" if violation else "info"))
     return lanes, rows
 
 
@@ -144,13 +219,14 @@ def sequence_mermaid(trace: Trace, title: str = "", note: str = "", *, violation
     """A Mermaid ``sequenceDiagram`` of a trace: one lane per client and one for the agent.
 
     Each JSON-RPC message is an arrow (dashed for responses), numbered by its
-    step; steps without a message (``AgentInsert``, ...) are notes over the
-    agent; ``note`` (the violated property) is the final note, in a red box
-    when ``violation`` (by default: when the note mentions a violation).
+    step; steps without a message (an insertion, ...) are notes in the
+    protocol's words over the agent; a client receiving a response is a note
+    over that client; ``note`` (the violated property) is the final note, in a
+    red box when ``violation`` (by default: when the note mentions a violation).
     """
     violation = _is_violation(note, violation)
     lanes, rows = _events(trace, note, violation)
-    alias = [f"C{i}" for i in range(len(lanes) - 1)] + ["A"]
+    alias = ["A" if lane == "Agent" else "C" + lane.split()[-1] for lane in lanes]
     out = []
     if title:
         out += ["---", f"title: {json.dumps(' '.join(title.split()))}", "---"]
@@ -251,7 +327,7 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
     for ev, text, x0, x1, h in laid:
         if ev.kind == "arrow":
             ya = y + h - 0.12
-            col = "#1f4e99" if ev.src < ev.dst else "#2e7d32"
+            col = "#1f4e99" if lanes[ev.dst] == "Agent" else "#2e7d32"  # to the agent: blue; to a client: green
             ax.add_patch(FancyArrowPatch((x0, ya), (x1, ya), arrowstyle="-|>,head_length=0.6,head_width=0.3",
                                          mutation_scale=12, color=col, lw=1.4, ls="--" if ev.response else "-",
                                          shrinkA=0, shrinkB=1, zorder=2))
