@@ -89,3 +89,74 @@ def test_check_bridge_checks_every_bridged_run_and_catches_a_seeded_bridge_bug(c
     assert code == 1 and "VIOLATED v2-response-at-insertion-point" in out
     code, _, err = run(capsys, "check", "--bridge-bug", "v2-answer-before-insertion")
     assert code == 2 and "--bridge-bug needs --bridge" in err
+
+
+def test_the_readme_tour_runs_as_it_says(capsys):
+    """The five-line tour at the top of README.md: its commands exist and the sample transcripts say what it says."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from acp_lifecycle.sims.cli import subcommands
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    tour = readme.split("A five-minute tour", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    lines = [line.split("#")[0].strip() for line in tour.strip().splitlines()]
+    assert len(lines) == 5 and all(line.startswith("acp-lifecycle ") for line in lines)
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        assert argv[0] in subcommands()
+        for arg in argv:
+            if arg.startswith("examples/"):
+                assert (root / arg).is_file(), arg
+    assert main(["trace", str(root / "examples" / "session.jsonl")]) == 0
+    assert "no findings" in capsys.readouterr().out
+    assert main(["trace", str(root / "examples" / "never-echoed.jsonl")]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"never-echoed\.jsonl:5: violation every_inserted_message_echoed", out) and "RFD" in out
+    for link in ("https://agentclientprotocol.com", "https://www.npmjs.com/package/@agentclientprotocol/sdk",
+                 "docs/rfds/v2/prompt.mdx"):
+        assert link in readme.split("```sh", 1)[0]  # in the first paragraph, before the set-up commands
+
+
+def test_tables_at_80_columns_show_every_column_and_full_names(capsys, monkeypatch):
+    """check, variants, bugs --list and configs rendered at width 80: nothing cut, every column there."""
+    from rich.cells import cell_len
+
+    from acp_lifecycle.model.bugs import BUGS
+    from acp_lifecycle.model.properties import PROPERTIES
+    from acp_lifecycle.model.variants import VARIANTS
+    from acp_lifecycle.sims.configs import SUITES
+
+    monkeypatch.setenv("COLUMNS", "80")
+
+    def render(*argv):
+        assert main(list(argv)) in (0, 1)
+        out = capsys.readouterr().out
+        assert "…" not in out
+        long = [line for line in out.splitlines() if cell_len(line) > 80 and not line.lstrip()[:1].isdigit()
+                and "->" not in line and "=>" not in line]
+        assert not long, long[:3]
+        return out
+
+    out = render("check", "--config", "tiny", "--no-traces")
+    for p in PROPERTIES:
+        assert f"\n{p.id}\n" in out  # the full name, on its own line
+    for column in ("kind", "expect", "verdict"):
+        assert column in out
+    assert "steps" in out and "member tiny" in out
+    out = render("bugs", "--list")
+    for b in BUGS.values():
+        assert f"\n{b.name}\n" in f"\n{out}" and b.breaks in out and f"member {b.member}" in out
+        if b.source:
+            assert b.source in out
+    out = render("configs")
+    for name, s in SUITES.items():
+        assert name in out and all(m.name in out for m in s.members)
+    out = render("variants", "--config", "tiny")
+    for p in PROPERTIES:
+        if p.kind != "sometimes":
+            assert f"\n{p.id}\n" in out
+    for letter, name in zip("ABCDEFGHIJKL", VARIANTS):
+        assert f"{letter} = {name}" in out

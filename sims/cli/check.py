@@ -286,7 +286,7 @@ def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
             if v.prop.quote:
                 out.print(f"  {v.prop.clauses[0]} {v.prop.quote}")
             for line in trace_lines(v.trace, v.message):
-                out.print(line, markup=False)
+                out.print(line, markup=False, soft_wrap=True)
     out.print()
     if search:
         out.print(search, highlight=False)

@@ -84,7 +84,8 @@ def console(stderr: bool = False) -> Console:
     probe = Console(stderr=stderr)
     given = os.environ.get("COLUMNS", "").isdigit()
     width = None if probe.is_terminal or given else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=True, width=width, stderr=stderr)
+    # soft_wrap off: prose wraps at word boundaries; print JSON lines with soft_wrap=True (kept whole)
+    return Console(highlight=False, soft_wrap=False, width=width, stderr=stderr)
 
 
 # --- --json -------------------------------------------------------------------
@@ -413,11 +414,12 @@ def table_layout(columns: Sequence[Column], rows: Sequence[Sequence[str]], width
 
 
 def print_table(out: Console, columns: Sequence[Column], rows: Iterable[Sequence[str]], *, title: str | None = None,
-                legend: str | None = None, group: bool = False) -> None:
+                legend: str | Sequence[str] | None = None, group: bool = False) -> None:
     """Print a table that stays readable at any width (see the module's conventions).
 
     Cells are rich markup; a cell may hold several lines (the first is the
-    value, the others are notes under it). ``group``: in the list layout, show
+    value, the others are notes under it). ``legend``: a line, or items kept
+    whole when the legend wraps. ``group``: in the list layout, show
     the columns that share a value together (``holds A B D``), for matrices.
     """
     rows = [list(r) for r in rows]
@@ -432,8 +434,17 @@ def print_table(out: Console, columns: Sequence[Column], rows: Iterable[Sequence
         for r in rows:
             t.add_row(*r)
         out.print(t, soft_wrap=False)
-    if legend:
+    if isinstance(legend, str):
         out.print(legend, highlight=False, soft_wrap=False)
+    elif legend:  # items packed whole into lines ("A = rfd  B = rfd+2.4.0 ...")
+        line = ""
+        for item in legend:
+            if line and cell_len(line) + 2 + cell_len(item) > out.width:
+                out.print(line, highlight=False, markup=False, soft_wrap=True)
+                line = ""
+            line = f"{line}  {item}" if line else item
+        if line:
+            out.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_list(out: Console, columns: Sequence[Column], rows: list[list[str]], title: str | None, group: bool) -> None:

@@ -80,5 +80,5 @@ def _fuzz(args) -> int:
                    if r.hypothesis_steps != len(r.trace) else "as Hypothesis shrank it")
             out.print(f"  minimal failing run ({len(r.trace)} steps; {how}):")
             for line in r.lines():
-                out.print(line, markup=False, highlight=False)
+                out.print(line, markup=False, highlight=False, soft_wrap=True)
     return 0 if ok else 1

@@ -88,11 +88,12 @@ def _variants(args) -> int:
         print(to_markdown(data), end="")
     else:
         _print_matrix(data)
+        out = console()
         for name, extra in also_breaks(m).items():
             if extra and name in data["variants"]:
-                print(f"{name} also breaks: {', '.join(extra)}")
+                out.print(f"{name} also breaks: {', '.join(extra)}", markup=False)
         for name, lines in bad.items():
-            print(f"{name}: NOT AS DEFINED: " + "; ".join(lines))
+            out.print(f"{name}: NOT AS DEFINED: " + "; ".join(lines), markup=False)
     return 1 if bad else 0
 
 
@@ -117,7 +118,7 @@ def _print_matrix(data: dict) -> None:
         rows.append(row)
     print_table(console(), [Column("property", key=True)] + [Column(letters[i]) for i in range(len(names))], rows,
                 title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)",
-                legend="  ".join(f"{letters[i]} = {n}" for i, n in enumerate(names)), group=True)
+                legend=[f"{letters[i]} = {n}" for i, n in enumerate(names)], group=True)
 
 
 def _verdict_matrix_shape(data) -> None:
