@@ -14,6 +14,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -55,11 +57,38 @@ def test_the_installed_package_is_found_outside_the_checkout(tmp_path):
     assert out.stdout.strip() == "True"
 
 
-def test_the_wheel_holds_only_acp_lifecycle_at_the_top(tmp_path):
-    """Builds the wheel (build isolation fetches setuptools from the package registry)."""
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The project's wheel (build isolation fetches setuptools from the package registry)."""
+    out = tmp_path_factory.mktemp("wheel")
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp_path), str(ROOT)],
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
                    check=True, env=env, capture_output=True)
-    (wheel,) = tmp_path.glob("*.whl")
+    (path,) = out.glob("*.whl")
+    return path
+
+
+def test_the_wheel_holds_only_acp_lifecycle_at_the_top(wheel):
     tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"acp_lifecycle"}
+
+
+def test_installing_into_a_fresh_venv_puts_no_model_or_sims_on_sys_path(wheel, tmp_path):
+    """`pip install` of the wheel `pip install .` builds, into a fresh venv (no dependencies: find_spec only looks)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONPATH": ""}
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True, env=env).stdout.strip()
+    before = {p.name for p in Path(site).iterdir()}
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+                   check=True, capture_output=True, env=env)
+    code = (
+        "import importlib.util as u, sys;"
+        "print(sorted(n for n in ('model', 'sims', 'acp_lifecycle', 'acp_lifecycle.sims.cli') if u.find_spec(n)))"
+    )
+    out = subprocess.run([str(python), "-c", code], cwd=tmp_path, check=True, capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == "['acp_lifecycle', 'acp_lifecycle.sims.cli']"
+    added = {p.name for p in Path(site).iterdir()} - before
+    assert {n for n in added if not n.endswith(".dist-info")} == {"acp_lifecycle"}
