@@ -282,6 +282,8 @@ def test_version_and_help_exit_0(argv, capsys):
         (["variants", "--list", "--config", "tiny"], "--config does not apply with --list"),
         (["variants", "--json", "--markdown"], "choose one of --json and --markdown"),
         (["regress", "--yes"], "--yes does not apply without --accept"),
+        (["trace", "--max-nodes", "5", SAMPLE], "--max-nodes does not apply without --model"),
+        (["trace", "--no-schema", "--schema", SAMPLE, SAMPLE], "--schema does not apply with --no-schema"),
     ],
 )
 def test_options_that_do_not_apply_are_refused(argv, needle, capsys, monkeypatch):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import UsageError, add_json, console, input_file, path_argument
+from .common import UsageError, add_json, console, input_file, path_argument, refuse_options
 
 
 def register(sub) -> None:
@@ -49,6 +49,10 @@ def _trace(args) -> int:
 
     if args.max_nodes < 1:
         raise UsageError(f"--max-nodes must be positive, not {args.max_nodes}")
+    if not args.model:
+        refuse_options(args, "without --model", "--max-nodes")
+    if args.no_schema:
+        refuse_options(args, "with --no-schema", "--schema")
     for name in args.files:
         input_file(name)
     schema_validator, note = _schema(args)
