@@ -114,7 +114,7 @@ def test_the_readme_tour_runs_as_it_says(capsys):
     assert "no findings" in capsys.readouterr().out
     assert main(["trace", str(root / "examples" / "never-echoed.jsonl")]) == 1
     out = capsys.readouterr().out
-    assert re.search(r"never-echoed\.jsonl:5: violation every_inserted_message_echoed", out) and "RFD" in out
+    assert re.search(r"never-echoed\.jsonl:7: violation every_inserted_message_echoed", out) and "RFD" in out
     for link in ("https://agentclientprotocol.com", "https://www.npmjs.com/package/@agentclientprotocol/sdk",
                  "docs/rfds/v2/prompt.mdx"):
         assert link in readme.split("```sh", 1)[0]  # in the first paragraph, before the set-up commands
