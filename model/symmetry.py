@@ -42,7 +42,7 @@ from typing import Callable
 from .config import RFD_RULES, Rules
 from .state import System
 
-__all__ = ["canonical", "canonicalizer", "ids_opaque", "permute_clients"]
+__all__ = ["canonical", "canonicalizer", "ids_opaque", "permute_clients", "renumber_ids"]
 
 
 def ids_opaque(rules: Rules) -> bool:
@@ -72,9 +72,19 @@ def canonicalizer(rules: Rules) -> Callable[[System], System]:
 # --- message IDs ----------------------------------------------------------------
 
 
-def _renumber_ids(s: System) -> System:
-    a = s.agent
+def renumber_ids(s: System) -> tuple[System, dict[int, int]]:
+    """``s`` with its message IDs numbered in order of first appearance, and the
+    renaming (old -> new; empty when none was needed). Only where
+    ``ids_opaque(rules)``: the trace validator renames its ID bindings with it."""
     mp: dict[int, int] = {}
+    out = _renumber_ids(s, mp)
+    return out, ({} if out is s or all(k == v for k, v in mp.items()) else mp)
+
+
+def _renumber_ids(s: System, mp: dict[int, int] | None = None) -> System:
+    a = s.agent
+    if mp is None:
+        mp = {}
     same = True
     for r in a.reqs:
         m = r.mid

@@ -49,12 +49,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections import deque
 from dataclasses import dataclass, field, replace
 
 from acp_lifecycle.model.config import LIMITS, RFD_RULES, Config, Rules
 from acp_lifecycle.model.machines import STOP_REASONS
-from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.model.symmetry import ids_opaque, renumber_ids
+from acp_lifecycle.model.system import NOT_INSERTED, initial_state, successors
 from acp_lifecycle.model.wire import agent_message, client_message, summary
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare"]
@@ -570,12 +570,72 @@ def _retain_all(s):
     return s._replace(agent=a._replace(conv=tuple(m._replace(retained=True) for m in a.conv)))
 
 
+def _forget(s):
+    """Forget what no later step reads, so that runs differing only there meet:
+    ``hooked`` of a request past insertion (it bounds the hook loop of requests
+    not yet inserted; phases never go back), and the ID a rejected request had
+    reserved (never sent, never inserted: only the ghost ``issued`` keeps it)."""
+    a = s.agent
+    if not any((r.hooked and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
+        return s
+    dead = {r.mid for r in a.reqs if r.mid and r.phase == "rejected"}
+    reqs = tuple(
+        r._replace(hooked=False if r.phase not in NOT_INSERTED else r.hooked, mid=0 if r.phase == "rejected" else r.mid)
+        for r in a.reqs
+    )
+    issued = tuple(e for e in a.issued if e[0] not in dead) if dead else a.issued
+    return s._replace(agent=a._replace(reqs=reqs, issued=issued))
+
+
+def _rename_mids(s, fmap: frozenset):
+    """The state with its message IDs renumbered (``model.symmetry``), and the
+    raw <-> model ID bindings renamed to match: states that differ only in the
+    order the agent numbered concurrent prompts are one node."""
+    s2, mp = renumber_ids(s)
+    if not mp:
+        return s2, fmap
+    out = []
+    for key, value in fmap:
+        if key[1] == "mid":
+            if key[0] == "f":
+                value = mp.get(value, value)
+            else:
+                key = ("b", "mid", mp.get(key[2], key[2]))
+        out.append((key, value))
+    return s2, frozenset(out)
+
+
+def _due(action: tuple, s, pos: int, lines, epochs) -> bool:
+    """Is this submission the next line? A correct client's submission changes
+    nothing any other step reads until the agent receives it, so the search
+    makes it just before that line (the same runs, without every way of
+    submitting ahead of time)."""
+    _, c, content = action
+    if pos >= len(lines) or s.up[c]:
+        return False
+    ln = lines[pos]
+    return (ln.client == c and ln.sender == "client" and ln.msg[0] == "prompt" and ln.epoch == epochs[c]
+            and symbol(content) == ln.msg[2])
+
+
 def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) -> Explanation:
+    """Breadth-first over transcript positions: the nodes (model state, connection
+    epochs, id bindings) consistent with the first p lines, one set per p.
+
+    Nodes at position p come only from nodes at positions <= p, so the
+    positions are settled in increasing order and a settled position's set is
+    dropped. Nodes are normalised before they are compared (``_forget``,
+    ``_rename_mids``, ``_retain_all``): the set for a position holds what a
+    later line can still tell apart, so its size stays bounded as the log
+    grows, and the search time grows with the log's length."""
     total = len(lines)
     s0 = initial_state(cfg)
+    rename = ids_opaque(rules)
+    lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
     start = (s0, 0, (0,) * cfg.clients, frozenset())
-    seen = {start}
-    queue = deque([start])
+    buckets: dict[int, list] = {0: [start]}
+    seen: dict[int, set] = {0: {start}}
+    nodes = 1
     best = 0
     allowed: set[str] = set()
     exhausted = False
@@ -588,49 +648,67 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
         if p == best and text is not None:
             allowed.add(text)
 
-    while queue:
-        node = queue.popleft()
-        s, pos, epochs, fmap = node
-        if pos == total and (not complete or not any(m.owed for m in s.agent.conv)):
-            return Explanation(True, None, lines[-1].n if lines else 0, [], len(seen), clamped, skipped, False, cfg)
-        reach(pos, None)
-        for step in successors(s, cfg, rules):
-            eps = epochs
-            if step.action[0] == "ClientResume":
-                c = step.action[1]
-                eps = epochs[:c] + (epochs[c] + 1,) + epochs[c + 1 :]
-            obs = _observable(s, step)
-            p = pos
-            mp = None
-            ok = True
-            for c, sender, mm in obs:
-                if p >= total:
-                    if not complete:
-                        # The log was cut in the middle of this step's lines.
-                        return Explanation(True, None, lines[-1].n, [], len(seen), clamped, skipped, False, cfg)
-                    ok = False
-                    reach(p, _render(c, sender, mm, eps, mp or dict(fmap)))
-                    break
-                line = lines[p]
-                if mp is None:
-                    mp = dict(fmap)
-                if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
-                    ok = False
-                    if p >= best:
-                        reach(p, _render(c, sender, mm, eps, mp))
-                    break
-                p += 1
-            if not ok:
-                continue
-            nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
-            nxt = (_retain_all(step.state) if retain else step.state, p, eps, nf)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-        if len(seen) >= max_nodes:
-            exhausted = True
-            break
+    while buckets and not exhausted:
+        pos = min(buckets)
+        work = buckets.pop(pos)
+        here = seen[pos]
+        for node in work:  # grows while it runs: silent steps stay at pos
+            s, _, epochs, fmap = node
+            if pos == total and (not complete or not any(m.owed for m in s.agent.conv)):
+                return Explanation(True, None, lines[-1].n if lines else 0, [], nodes, clamped, skipped, False, cfg)
+            reach(pos, None)
+            for step in successors(s, cfg, rules):
+                eps = epochs
+                if lazy and step.action[0] == "ClientSubmitPrompt" and not _due(step.action, s, pos, lines, epochs):
+                    continue
+                if step.action[0] == "ClientResume":
+                    c = step.action[1]
+                    eps = epochs[:c] + (epochs[c] + 1,) + epochs[c + 1 :]
+                obs = _observable(s, step)
+                p = pos
+                mp = None
+                ok = True
+                for c, sender, mm in obs:
+                    if p >= total:
+                        if not complete:
+                            # The log was cut in the middle of this step's lines.
+                            return Explanation(True, None, lines[-1].n, [], nodes, clamped, skipped, False, cfg)
+                        ok = False
+                        reach(p, _render(c, sender, mm, eps, mp or dict(fmap)))
+                        break
+                    line = lines[p]
+                    if mp is None:
+                        mp = dict(fmap)
+                    if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
+                        ok = False
+                        if p >= best:
+                            reach(p, _render(c, sender, mm, eps, mp))
+                        break
+                    p += 1
+                if not ok:
+                    continue
+                nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
+                post = _forget(_retain_all(step.state) if retain else step.state)
+                if rename:
+                    post, nf = _rename_mids(post, nf)
+                nxt = (post, p, eps, nf)
+                if p == pos:
+                    bucket, todo = here, work
+                else:
+                    bucket = seen.get(p)
+                    if bucket is None:
+                        seen[p] = bucket = set()
+                        buckets[p] = []
+                    todo = buckets[p]
+                if nxt not in bucket:
+                    bucket.add(nxt)
+                    todo.append(nxt)
+                    nodes += 1
+            if nodes >= max_nodes:
+                exhausted = True
+                break
+        del seen[pos]
     at_end = best == total
     first = lines[best].n if not at_end else (lines[-1].n + 1 if lines else 1)
     prefix = lines[best - 1].n if best > 0 else 0
-    return Explanation(False, first, prefix, sorted(allowed), len(seen), clamped, skipped, exhausted, cfg, at_end)
+    return Explanation(False, first, prefix, sorted(allowed), nodes, clamped, skipped, exhausted, cfg, at_end)

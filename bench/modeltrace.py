@@ -1,0 +1,119 @@
+"""Benchmark: `trace --model` (model-based trace validation) against the length of the log.
+
+Builds long conforming transcripts from runs of the model (one or two
+clients taking turns, tool calls, an occasional rejected prompt or failure),
+cuts each at a quiet point (every prompt answered, the session idle) near
+50, 100, 200 and 500 lines, and times ``explain(..., complete=True)`` on each:
+lines, search nodes, seconds, and both per line. Linear growth shows as
+roughly constant nodes per line. Also times the long transcripts of the
+official-SDK corpus (tests/corpus/conforming/long-*.jsonl).
+
+    python bench/modeltrace.py
+    python bench/modeltrace.py --lines 50 100 200 500 1000 --json
+
+The machine is shared: read the ratios between rows of one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus" / "conforming"
+
+
+def conforming_run(turns: int, clients: int, seed: int):
+    """A run of the correct model: clients take turns (a new prompt mostly when the session is quiet)."""
+    from acp_lifecycle.model.config import RFD_RULES, Config
+    from acp_lifecycle.model.system import initial_state, successors
+
+    # bounds beyond config.LIMITS: a walk is no exhaustive search
+    cfg = Config(name="long", clients=clients, prompts=turns, tool_calls=turns, failures=turns // 10,
+                 down_latency=False, hook=False)
+    rng = random.Random(seed)
+    s, trace = initial_state(cfg), []
+    while succ := successors(s, cfg, RFD_RULES):
+        busy = s.agent.work is not None or any(s.up) or any(
+            r.phase not in ("answered", "rejected", "dropped") for r in s.agent.reqs)
+        weights = []
+        for step in succ:
+            a = step.action[0]
+            weights.append(0.02 if a == "ClientSubmitPrompt" and busy else
+                           0.05 if a in ("AgentRejectPrompt", "AgentFailWork", "AgentFailAndRetry",
+                                         "AgentFailInBackground") else 1.0)
+        step = rng.choices(succ, weights=weights)[0]
+        trace.append((s, step))
+        s = step.state
+    return trace
+
+
+def quiet_prefix(lines: list[dict], n: int) -> list[dict]:
+    """The longest prefix of at most ``n`` lines that ends quiet: the session idle,
+    every prompt answered, every inserted message echoed."""
+    prompts = answered = 0
+    acked, echoed = set(), set()
+    best = 0
+    for i, e in enumerate(lines[:n], 1):
+        m = e.get("msg") or {}
+        upd = (m.get("params") or {}).get("update") or {}
+        if e.get("from") == "client" and m.get("method") == "session/prompt":
+            prompts += 1
+        elif e.get("from") == "agent" and "id" in m and ("result" in m or "error" in m):
+            answered += 1
+            acked.add(json.dumps((m.get("result") or {}).get("messageId")))
+        if upd.get("sessionUpdate") in ("user_message", "user_message_chunk"):
+            echoed.add(json.dumps(upd.get("messageId")))
+        quiet = prompts == answered and acked - {"null"} <= echoed
+        if upd.get("sessionUpdate") == "state_update" and upd.get("state") == "idle" and quiet:
+            best = i
+    return lines[:best]
+
+
+def _time(entries) -> tuple[bool, int, float]:
+    from acp_lifecycle.sims.wire.modeltrace import explain
+
+    t0 = time.perf_counter()
+    r = explain(entries, complete=True)
+    return r.explained, r.nodes, time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lines", type=int, nargs="+", default=[50, 100, 200, 500])
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    from acp_lifecycle.sims.wire.transcript import export, parse
+
+    rows = []
+    print(f"load average {os.getloadavg()[0]:.2f} (2 cores shared: compare rows of one run)", file=sys.stderr)
+    for clients in (1, 2):
+        lines = export(conforming_run(max(args.lines) // 5, clients, args.seed))
+        for n in args.lines:
+            cut = quiet_prefix(lines, n)
+            ok, nodes, sec = _time(list(enumerate(cut, 1)))
+            rows.append({"transcript": f"model run, {clients} client(s)", "lines": len(cut), "explained": ok,
+                         "nodes": nodes, "seconds": round(sec, 3)})
+    for f in sorted(CORPUS.glob("long-*.jsonl")):
+        entries = parse(f)
+        ok, nodes, sec = _time(entries)
+        rows.append({"transcript": f"corpus {f.name}", "lines": len(entries), "explained": ok, "nodes": nodes,
+                     "seconds": round(sec, 3)})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'transcript':40} {'lines':>6} {'explained':>9} {'nodes':>8} {'seconds':>8} {'nodes/line':>10} {'ms/line':>8}")
+    for r in rows:
+        print(f"{r['transcript']:40} {r['lines']:>6} {str(r['explained']):>9} {r['nodes']:>8,} {r['seconds']:>8.2f} "
+              f"{r['nodes'] / max(r['lines'], 1):>10.1f} {1000 * r['seconds'] / max(r['lines'], 1):>8.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
