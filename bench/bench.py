@@ -1,13 +1,22 @@
-"""Benchmark: exhaustive exploration speed and memory for each named configuration.
+"""Benchmark: the exhaustive search, sequential / symmetry / parallel side by side.
 
-Prints, for every member of the chosen suites, distinct states, transitions,
-depth, seconds, distinct states per second, transitions per second and peak
-memory (the maximum resident set of a fresh process per member). Also times the
-successor function alone (no property checks) to separate model cost from
-checking cost.
+For every member of the chosen suites, three runs, each in a fresh process:
 
-    python bench/bench.py                 # tiny and default
-    python bench/bench.py --suite wide    # minutes
+* ``sequential``: one process, every state stored (``--no-symmetry``);
+* ``symmetry``:   one process, one representative per class of states that
+  differ only in client names and message IDs (the default);
+* ``parallel``:   symmetry and ``--workers N`` processes (default: the cores).
+
+Each prints distinct states, transitions, seconds (wall), states per second
+per core (states / seconds / processes), CPU seconds and peak memory (the
+largest resident set of one process: the search process, or the largest
+worker). The totals give a change's effect as ratios measured in one run:
+the machine is shared by other work, so compare rows of one run, and read the
+load average printed at the top.
+
+    python bench/bench.py                      # tiny and default
+    python bench/bench.py --suite wide         # minutes
+    python bench/bench.py --suite huge --mode symmetry --mode parallel
     python bench/bench.py --json
 """
 
@@ -21,79 +30,92 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODES = ("sequential", "symmetry", "parallel")
 
 
-def _one(name: str) -> dict:
-    from acp_lifecycle.model.config import RFD_RULES
-    from acp_lifecycle.model.system import initial_state, successors
+def _one(name: str, mode: str, workers: int) -> dict:
     from acp_lifecycle.sims.configs import get_suite
     from acp_lifecycle.sims.search.explore import explore
 
     cfg = get_suite(name).members[0]
-    # The model alone: BFS with a seen-set, no properties.
-    t0 = time.perf_counter()
-    s0 = initial_state(cfg)
-    seen, frontier, n = {s0}, [s0], 0
-    while frontier:
-        nxt = []
-        for s in frontier:
-            for step in successors(s, cfg, RFD_RULES):
-                n += 1
-                if step.state not in seen:
-                    seen.add(step.state)
-                    nxt.append(step.state)
-        frontier = nxt
-    model_seconds = time.perf_counter() - t0
-    del seen, frontier
-    r = explore(cfg)
+    cpu0 = time.process_time()
+    r = explore(cfg, symmetry=mode != "sequential", workers=workers if mode == "parallel" else 1,
+                max_states=100_000_000)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = r.workers
     return {
         "member": name,
+        "mode": mode,
+        "workers": used,
         "states": r.states,
         "transitions": r.transitions,
         "depth": r.depth,
         "seconds": round(r.seconds, 3),
-        "states_per_second": round(r.states / r.seconds),
-        "transitions_per_second": round(r.transitions / r.seconds),
-        "model_only_states_per_second": round(r.states / model_seconds),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "cpu_seconds": round(time.process_time() - cpu0 + kids.ru_utime + kids.ru_stime, 2),
+        "states_per_second_per_core": round(r.states / r.seconds / used),
+        "peak_rss_mib": round(max(own.ru_maxrss, kids.ru_maxrss) / 1024, 1),
+        "collision_optimistic": r.collision[0],
+        # what the modes must agree on: each verdict and the length of its trace
+        "verdicts": {k: [v.status, len(v.trace)] for k, v in r.verdicts.items()},
     }
 
 
 def main() -> int:
+    from acp_lifecycle.sims.search.engine import default_workers
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", action="append", help="suite(s) to run (default: tiny and default)")
+    ap.add_argument("--suite", action="append", help="suite(s) or member(s) to run (default: tiny and default)")
+    ap.add_argument("--mode", action="append", choices=MODES, help="only these modes (default: all three)")
+    ap.add_argument("--workers", type=int, default=default_workers(), help="processes of the parallel mode")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(_one(args.one)))
+        print(json.dumps(_one(args.one[0], args.one[1], args.workers)))
         return 0
-    from acp_lifecycle.sims.configs import SUITES
+    from acp_lifecycle.sims.configs import get_suite
 
+    modes = args.mode or list(MODES)
+    suites = args.suite or ["tiny", "default"]
+    if not args.json:
+        print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; parallel = {args.workers} workers",
+              flush=True)
+        print(f"{'suite':8} {'member':20} {'mode':10} {'states':>10} {'transitions':>12} {'seconds':>8} "
+              f"{'states/s/core':>13} {'cpu s':>7} {'peak MiB':>8}", flush=True)
     rows = []
-    for suite in args.suite or ["tiny", "default"]:
-        for m in SUITES[suite].members:
-            out = subprocess.run(
-                [sys.executable, __file__, "--one", m.name], capture_output=True, text=True, check=True
-            ).stdout
-            row = json.loads(out) | {"suite": suite}
-            rows.append(row)
-            if not args.json:
-                print(
-                    f"{suite:8} {row['member']:20} {row['states']:>9,} states {row['transitions']:>10,} transitions "
-                    f"depth {row['depth']:>3} {row['seconds']:>7.2f} s {row['states_per_second']:>7,} states/s "
-                    f"{row['transitions_per_second']:>7,} transitions/s (model alone {row['model_only_states_per_second']:>7,} states/s) "
-                    f"{row['peak_rss_mib']:>6.1f} MiB",
-                    flush=True,
-                )
+    for suite in suites:
+        for m in get_suite(suite).members:
+            for mode in modes:
+                out = subprocess.run([sys.executable, __file__, "--one", m.name, mode, "--workers", str(args.workers)],
+                                     capture_output=True, text=True, check=True).stdout
+                row = json.loads(out) | {"suite": suite}
+                rows.append(row)
+                first = next(r for r in rows if r["member"] == m.name)
+                if not args.json:
+                    mark = "" if row["verdicts"] == first["verdicts"] else f"  VERDICTS DIFFER FROM {first['mode']}"
+                    print(f"{suite:8} {row['member']:20} {mode:10} {row['states']:>10,} {row['transitions']:>12,} "
+                          f"{row['seconds']:>8.2f} {row['states_per_second_per_core']:>13,} {row['cpu_seconds']:>7.1f} "
+                          f"{row['peak_rss_mib']:>8.1f}{mark}", flush=True)
     if args.json:
         print(json.dumps(rows, indent=2))
-    else:
-        for suite in args.suite or ["tiny", "default"]:
-            sel = [r for r in rows if r["suite"] == suite]
-            st, sec = sum(r["states"] for r in sel), sum(r["seconds"] for r in sel)
-            print(f"{suite:8} total {st:,} states in {sec:.2f} s ({st / sec:,.0f} states/s)")
+        return 0
+    print()
+    for suite in suites:
+        tot = {}
+        for mode in modes:
+            sel = [r for r in rows if r["suite"] == suite and r["mode"] == mode]
+            tot[mode] = (sum(r["states"] for r in sel), sum(r["seconds"] for r in sel),
+                         max(r["peak_rss_mib"] for r in sel), sum(r["cpu_seconds"] for r in sel))
+            st, sec, mib, cpu = tot[mode]
+            print(f"{suite:8} total {mode:10} {st:>10,} states {sec:8.2f} s {cpu:8.1f} cpu s  peak {mib:7.1f} MiB")
+        if "sequential" in tot and "symmetry" in tot:
+            a, b = tot["sequential"], tot["symmetry"]
+            print(f"{suite:8} symmetry: {a[0] / b[0]:.1f}x fewer states, {a[1] / b[1]:.1f}x faster, "
+                  f"{a[2] / b[2]:.1f}x less peak memory")
+        if "symmetry" in tot and "parallel" in tot:
+            a, b = tot["symmetry"], tot["parallel"]
+            print(f"{suite:8} parallel ({args.workers} workers): {a[1] / b[1]:.2f}x faster (wall)")
     return 0
 
 

@@ -161,7 +161,7 @@ class Shard:
         self.cfg, self.rules = cfg, rules
         self.checks = _Checks(props)
         self.symmetry = symmetry
-        self.canon = canonicalizer(rules) if symmetry else None
+        self.canon = canonicalizer(rules, cfg) if symmetry else None
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
@@ -197,7 +197,7 @@ class Shard:
         self.__dict__.update(state)
         self.checks = _Checks([BY_ID[i] for i in ids])
         self.checks.settle(settled)
-        self.canon = canonicalizer(self.rules) if self.symmetry else None
+        self.canon = canonicalizer(self.rules, self.cfg) if self.symmetry else None
 
     # -- levels --
 
@@ -383,8 +383,9 @@ class Outcome:
     collision: tuple[float, float] = (0.0, 0.0)
 
 
-#: below this many frontier states a parallel search keeps going in one process
-SPLIT_AT = 400
+#: below this many frontier states per worker a parallel search keeps going in
+#: one process (forking and synchronising levels costs more than it saves)
+SPLIT_AT = 2000
 
 
 class _Local:
@@ -691,7 +692,7 @@ class _Replay:
 
     def __init__(self, cfg, rules, symmetry, fingerprint, fps, parents):
         self.cfg, self.rules = cfg, rules
-        self.canon = canonicalizer(rules) if symmetry else None
+        self.canon = canonicalizer(rules, cfg) if symmetry else None
         self.fpf = FINGERPRINTS[fingerprint]
         self.fps, self.parents = fps, parents
 
