@@ -24,8 +24,8 @@ once per run), so two runs never differ by a renaming of them: nothing to
 reduce.
 
 ``canonical(s)`` numbers the message IDs in order of first appearance in the
-agent's requests (order of receipt) and then its conversation (order of
-insertion) -- neither depends on client indices -- and then sorts the clients
+agent's conversation (order of insertion) and then its requests (order of
+receipt) -- neither depends on client indices -- and then sorts the clients
 by everything that can tell one from another. Two states that differ only by
 such renamings get the same representative; a state and its representative
 have the same successors up to renaming (``tests/test_symmetry.py`` checks
@@ -94,14 +94,16 @@ def _renumber_ids(s: System, mp: dict[int, int] | None = None) -> System:
     if mp is None:
         mp = {}
     same = True
-    for r in a.reqs:
-        m = r.mid
-        if m and m not in mp:
-            mp[m] = n = len(mp) + 1
-            same = same and m == n
+    # conversation order first: under the counter scheme IDs are made in that
+    # order unless one was reserved early, so most states need no renaming
     for msg in a.conv:
         m = msg.mid
         if m not in mp:
+            mp[m] = n = len(mp) + 1
+            same = same and m == n
+    for r in a.reqs:
+        m = r.mid
+        if m and m not in mp:
             mp[m] = n = len(mp) + 1
             same = same and m == n
     for m, _ in a.issued:
@@ -166,26 +168,35 @@ def _renumber_msg(m: tuple, f) -> tuple:
 
 
 def _sort_clients(s: System) -> System:
-    a = s.agent
     n = len(s.clients)
-    conv = a.conv
-    reqs = a.reqs
-    sigs = [
-        (
-            s.clients[c],
-            s.up[c],
-            s.down[c],
-            a.attached >> c & 1,
-            tuple(m.owed >> c & 1 for m in conv),
-            tuple(i for i, r in enumerate(reqs) if r.cid == c),
-        )
-        for c in range(n)
-    ]
+    clients, up, down = s.clients, s.up, s.down
+    # Most states are told apart by the clients' own values and channels
+    # (compared in C); the agent's side decides only between equal ones.
     try:
-        order = sorted(range(n), key=sigs.__getitem__)
-    except TypeError:  # values of different types at one place: compare their text
-        order = sorted(range(n), key=lambda c: repr(sigs[c]))
-    if order == list(range(n)):
+        prim = [(clients[c], up[c], down[c]) for c in range(n)]
+        order = sorted(range(n), key=prim.__getitem__)
+        ties = any(prim[order[i]] == prim[order[i + 1]] for i in range(n - 1))
+    except TypeError:
+        ties = True
+    if ties:
+        a = s.agent
+        conv, reqs = a.conv, a.reqs
+        sigs = [
+            (
+                clients[c],
+                up[c],
+                down[c],
+                a.attached >> c & 1,
+                tuple(m.owed >> c & 1 for m in conv),
+                tuple(i for i, r in enumerate(reqs) if r.cid == c),
+            )
+            for c in range(n)
+        ]
+        try:
+            order = sorted(range(n), key=sigs.__getitem__)
+        except TypeError:  # values of different types at one place: compare their text
+            order = sorted(range(n), key=lambda c: repr(sigs[c]))
+    if all(o == i for i, o in enumerate(order)):
         return s
     return permute_clients(s, order)
 

@@ -4,7 +4,7 @@ Compact storage, as TLC does it. A distinct state is remembered by its
 fingerprint (a 64-bit hash of its canonical representative, ``model/symmetry``),
 its parent's fingerprint and its depth; for the liveness check also the
 eventually-obligations open in it (a bit mask) and its successors'
-fingerprints. Whole states live only in the frontier (the BFS level being
+fingerprints. Whole states (representatives) live only in the frontier (the BFS level being
 expanded and the next one). A counterexample is rebuilt at the end by running
 the model again from the initial state, at each step taking a successor whose
 fingerprint is the next one on the parent chain: every step of it is a real
@@ -258,8 +258,10 @@ class Shard:
                             hit = True
                     if hit:
                         checks.settle(found)
-                post = step.state
-                g = fpf(canon(post)) if canon is not None else fpf(post)
+                # the representative goes on: its successors mostly stay
+                # representatives, which canon then returns as they are
+                post = step.state if canon is None else canon(step.state)
+                g = fpf(post)
                 if graph:
                     dsts.add(g)
                 if count == 1 or g % count == index:
