@@ -97,6 +97,7 @@ def _works(c) -> int:
 #: Which configurations can exhibit each situation (see Property.applies).
 _APPLIES = {
     "sometimes_cancel_request_after_insertion": lambda c: c.cancels > 0,
+    "sometimes_reserved_id_rejected": lambda c: c.reserve,
     "sometimes_cancel_request_after_answer": lambda c: c.cancels > 0,
     "sometimes_failure_before_response": lambda c: c.failures > 0,
     "sometimes_identical_prompts_inserted": lambda c: c.clients * c.prompts + c.retries >= 2,

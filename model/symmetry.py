@@ -6,7 +6,7 @@ Two kinds of names in a state carry no meaning the rules read:
   and nothing in ``system.py`` treats one client index differently from
   another. Renaming the clients by a permutation (their ``Client`` values,
   their channels, ``Req.cid``, the client in a correlation token, and the bit
-  of each client in ``Agent.attached`` and ``Msg.owed``) maps every run to a
+  of each client in ``Agent.attached`` and the client masks of a ``Msg``) maps every run to a
   run, and every property is a statement "for every client", so a renamed
   state has the same verdicts.
 * **Message IDs**, under the RFD's ID scheme (``Rules.id_scheme ==
@@ -40,7 +40,10 @@ from __future__ import annotations
 from typing import Callable
 
 from .config import RFD_RULES, Config, Rules
-from .state import System
+from .state import Msg, System
+
+#: bitmask fields of a conversation message with one bit per client
+_MASKS = tuple(f for f in ("owed", "aud") if f in Msg._fields)
 
 __all__ = ["canonical", "canonicalizer", "ids_opaque", "permute_clients", "renumber_ids"]
 
@@ -187,7 +190,7 @@ def _sort_clients(s: System) -> System:
                 up[c],
                 down[c],
                 a.attached >> c & 1,
-                tuple(m.owed >> c & 1 for m in conv),
+                tuple(getattr(m, f) >> c & 1 for m in conv for f in _MASKS),
                 tuple(i for i, r in enumerate(reqs) if r.cid == c),
             )
             for c in range(n)
@@ -217,7 +220,7 @@ def permute_clients(s: System, order: list[int]) -> System:
 
     a = s.agent
     reqs = tuple(r._replace(cid=inv[r.cid]) for r in a.reqs)
-    conv = tuple(m._replace(owed=bits(m.owed)) if m.owed else m for m in a.conv)
+    conv = tuple(m._replace(**{f: bits(getattr(m, f)) for f in _MASKS}) for m in a.conv)
     agent = a._replace(reqs=reqs, conv=conv, attached=bits(a.attached))
 
     def token(m: tuple) -> tuple:

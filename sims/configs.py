@@ -97,6 +97,24 @@ _WIDE = (
     ),
 ) + _DEFAULT
 
+# Three clients with the faults, each member exhaustive: bench/ and slow-marked
+# tests run it (minutes on 2 cores), CI does not. Every member leaves
+# out early ID reservation, live-only prompts and chunked echoes (the default
+# members cover them) to keep three clients tractable.
+_HUGE = (
+    # Three clients, one prompt each, a failure and a cancel: a failure or a
+    # cancel racing three prompts, echoes to three clients.
+    _c("huge-failures", clients=3, failures=1, cancels=1, reserve=False, live_only=False, chunks=False),
+    # Three clients, one prompt each, a lost connection and a resume: what a
+    # resumed client sees while two others stay attached.
+    _c("huge-lost-response", clients=3, losses=1, resumes=1, reserve=False, live_only=False, chunks=False),
+    # Two prompts from each of two clients: a client's second prompt behind
+    # its first and behind the other client's, four echoes, two pieces of
+    # work or one taking several prompts. Excludes faults (with a failure and
+    # a cancel it passes 3.5 million states at depth 20 and keeps growing).
+    _c("huge-two-prompts", clients=2, prompts=2, reserve=False, live_only=False, chunks=False),
+)
+
 _FUZZ = (
     # Too big for exhaustive search: three clients with three prompts each,
     # every fault twice, FIFO channels both ways. For `acp-lifecycle fuzz`.
@@ -125,6 +143,8 @@ SUITES: dict[str, Suite] = {
     "tiny": Suite("tiny", "one client, one prompt, no faults (pinned in tests)", _TINY),
     "default": Suite("default", "every rule, one feature group per member (under 10 s)", _DEFAULT),
     "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (minutes)", _WIDE),
+    "huge": Suite("huge", "three clients with a failure, a cancel, a lost connection and a resume; "
+                          "two clients with two prompts each (bench/, minutes)", _HUGE),
     "fuzz": Suite("fuzz", "three clients, three prompts each, every fault twice (Hypothesis only)", _FUZZ, False),
 }
 

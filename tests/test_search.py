@@ -102,3 +102,36 @@ def test_dask_gives_the_local_state_count_on_a_two_worker_cluster(fork_early):
         r = explore(cfg, cluster=client)
     assert r.workers == 2
     assert _summary(r) == _summary(explore(cfg))
+
+
+@pytest.mark.slow
+def test_dask_gives_the_local_state_count_on_wide():
+    pytest.importorskip("distributed", reason="dask is optional: pip install 'acp-lifecycle[dask]'")
+    from acp_lifecycle.sims.configs import SUITES
+    from acp_lifecycle.sims.search.check import check_suite
+    from acp_lifecycle.sims.search.dask import cluster
+
+    local = check_suite(SUITES["wide"], workers=2)
+    with cluster(None, 2) as client:
+        remote = check_suite(SUITES["wide"], cluster=client)
+    assert [m.states for m in remote.members] == [m.states for m in local.members]
+    assert {k: v.status for k, v in remote.verdicts.items()} == {k: v.status for k, v in local.verdicts.items()}
+
+
+@pytest.mark.slow
+def test_huge_completes_with_every_verdict_as_expected():
+    from acp_lifecycle.sims.configs import SUITES
+    from acp_lifecycle.sims.search.check import check_suite
+
+    r = check_suite(SUITES["huge"], workers=2, max_states=20_000_000)
+    assert r.ok, {k: v.outcome for k, v in r.verdicts.items() if not v.ok}
+    assert all(m.config.clients >= 2 for m in r.members)
+
+
+def test_huge_is_three_clients_with_every_fault_it_names():
+    from acp_lifecycle.sims.configs import SUITES
+
+    members = SUITES["huge"].members
+    assert max(m.clients for m in members) == 3 and max(m.prompts for m in members) == 2
+    for budget in ("failures", "cancels", "losses", "resumes"):
+        assert any(getattr(m, budget) for m in members if m.clients == 3), budget
