@@ -252,7 +252,15 @@ def _search_data(r: SuiteResult, workers: int, dask) -> dict:
 
 def _search_line(r: SuiteResult, workers: int, dask) -> str:
     sym = "on (client names, message IDs)" if r.symmetry else "off (--no-symmetry)"
-    where = f"Dask ({dask})" if dask else f"{workers} worker{'s' if workers != 1 else ''}"
+    used = max(m.workers for m in r.members)
+    if dask:
+        where = f"Dask ({dask})"
+    elif used > 1:
+        where = f"{used} worker processes"
+    elif workers > 1:
+        where = "one process (no member was wide enough to split over workers)"
+    else:
+        where = "one process"
     return (f"Symmetry reduction {sym}; {where}. Probability that two distinct states shared a 64-bit "
             f"fingerprint: calculated (optimistic) {r.collision[0]:.1E}, based on the actual fingerprints "
             f"{r.collision[1]:.1E}.")
