@@ -138,6 +138,20 @@ class _Checks:
         return ps
 
 
+def _share(s: System, parts: dict) -> System:
+    """``s`` built from parts equal to ones already stored this level (the
+    frontier is most of the memory; new states share most of their parts)."""
+    a = s.agent
+    a = a._replace(reqs=parts.setdefault(a.reqs, a.reqs), conv=parts.setdefault(a.conv, a.conv))
+    return tuple.__new__(System, (
+        parts.setdefault(a, a),
+        tuple([parts.setdefault(c, c) for c in s.clients]),
+        parts.setdefault(s.up, s.up),
+        parts.setdefault(s.down, s.down),
+        parts.setdefault(s.used, s.used),
+    ))
+
+
 @dataclass
 class Found:
     """A violation (or a sometimes witness) as the search saw it, before its trace is rebuilt."""
@@ -229,6 +243,7 @@ class Shard:
         exp_fp, exp_mask, exp_deg, edges = self.exp_fp, self.exp_mask, self.exp_deg, self.edges
         frontier, self.frontier = self.frontier, []
         transitions = 0
+        parts: dict = {}  # equal parts of this level's new states, stored once
         for s, f in frontier:
             if checks.always:
                 hit = False
@@ -270,9 +285,9 @@ class Shard:
                         own_fp.append(g)
                         own_parent.append(f)
                         own_depth.append(d + 1)
-                        nxt.append((post, g))
+                        nxt.append((_share(post, parts), g))
                 elif g not in cands:
-                    cands[g] = post
+                    cands[g] = _share(post, parts)
                     c = claims[g % count]
                     c.append(g)
                     c.append(f)
