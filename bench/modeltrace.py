@@ -46,7 +46,9 @@ def conforming_run(turns: int, clients: int, seed: int):
             a = step.action[0]
             weights.append(0.02 if a == "ClientSubmitPrompt" and busy else
                            0.05 if a in ("AgentRejectPrompt", "AgentFailWork", "AgentFailAndRetry",
-                                         "AgentFailInBackground") else 1.0)
+                                         "AgentFailInBackground") else
+                           # a new tool call can be announced pending or running: one start between them
+                           0.5 if a == "AgentToolCall" and step.action[2] in ("start", "start-running") else 1.0)
         step = rng.choices(succ, weights=weights)[0]
         trace.append((s, step))
         s = step.state

@@ -76,7 +76,7 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     label = ("AgentReceive", c, kind)
     o = _Out(s)
     if kind == "prompt":
-        req = Req(c, msg[1], msg[2], "received", 0, (), False, False, False)
+        req = Req(c, msg[1], msg[2], "received", 0, (), False, False, False, False)
         idx = len(a.reqs)
         a = a._replace(reqs=a.reqs + (req,))
         if rules.respond_at == "receipt":
@@ -97,26 +97,52 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
                 a = _answer(a, idx, o, ("err", ERR_CANCELLED), rules)
             # else: inserted already -- the request still succeeds with its messageId.
     elif kind == "cancel":
-        w = a.work
-        if w is not None and not w.cancelling:
-            # 2.4.0: "MUST stop waiting for pending session/request_permission
-            # requests of the cancelled work and treat them as not approved"
-            a = a._replace(work=w._replace(cancelling=True, perm=0))
-        if rules.cancel_rejects_held == "must":
-            # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
-            for idx, req in enumerate(a.reqs):
-                if req.phase in NOT_INSERTED:
-                    a = _reject(a, idx, o, ERR_CANCELLED, rules)
+        _agent_cancel(s, c, a, o, rules, out)
+        return
     elif kind == "perm_ans":
         w = a.work
-        if w is not None and w.perm == msg[1]:
+        if w is not None and w.perm == msg[1] and not w.cancelling:
+            # "Once reported, it MUST report `running` when progress resumes"
             a = a._replace(work=w._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
             o.broadcast(("state", RUNNING, "", 0))
         # else: a late answer for work that ended or was cancelled -- ignored
-        # ("the Agent SHOULD ignore late answers").
+        # ("Agents SHOULD ignore responses for work that has already ended
+        # rather than use them to resume it").
     elif kind == "resume":
         _agent_resume(s, c, msg, rules, out)
         return
+    out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+
+
+def _agent_cancel(s: System, c: int, a: Agent, o: _Out, rules: Rules, out: list[Step]) -> None:
+    """``session/cancel`` reaches the agent: stop the foreground work (and, 2.4.0, prompts not yet inserted)."""
+    w = a.work
+    pid = w.perm if w is not None and not w.cancelling else 0
+    if w is not None and not w.cancelling:
+        # 2.4.0: "MUST stop waiting for pending session/request_permission
+        # requests of the cancelled work and treat them as not approved"
+        a = a._replace(work=w._replace(cancelling=True, perm=0))
+    if rules.spec == "rfd+2.4.0":
+        # ghost: the prompts this cancel covers under the 2.4.0 text
+        reqs = tuple(r._replace(cut=True) if r.phase in NOT_INSERTED and not r.cut else r for r in a.reqs)
+        a = a._replace(reqs=reqs)
+    if rules.cancel_rejects_held == "must":
+        # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
+        for idx, req in enumerate(a.reqs):
+            if req.phase in NOT_INSERTED:
+                a = _reject(a, idx, o, ERR_CANCELLED, rules)
+    label = ("AgentReceive", c, "cancel")
+    holders = [cc for cc in range(len(s.clients)) if pid and _perm_client(s, cc, pid)]
+    if holders and rules.cancel_permissions:
+        # 2.4.0: "It SHOULD cancel each of them with `$/cancel_request`."
+        o2 = _Out(s)
+        o2.down, o2.emitted = list(o.down), list(o.emitted)
+        for cc in holders:
+            o2.send(cc, ("perm_cancel", pid))
+        out.append(Step(label, _commit(s, a, o2), tuple(o2.emitted)))
+        if not rules.lenient:
+            return
+        label = label + ("keeps-permission-request",)
     out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
 
 
@@ -125,7 +151,11 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
     a0 = s.agent._replace(attached=s.agent.attached | (1 << c))
     replays = replay or rules.replay_without_replay_from
     modes = ("whole", "chunks") if replays else ("none",)
-    snaps = (True,) if rules.resume_snapshot == "must" else (False, True)
+    snaps = ("snapshot",) if rules.resume_snapshot == "must" else ("no-snapshot", "snapshot")
+    if s.agent.fg == IDLE and s.agent.stop:
+        # "Repeated or resume snapshots may carry the last stop reason for
+        # context": or not.
+        snaps += ("bare-snapshot",)
     for mode in modes:
         for snap in snaps:
             a = a0
@@ -146,15 +176,20 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
                         if rules.replay_reset:
                             o.send(c, ("um", mid, (), True, token))
                         o.send(c, ("chunk", mid, m.content, True))
+                    if m.owed >> c & 1:
+                        # The replay reports the message to c: its live echo is
+                        # no longer owed there (a live echo by chunks after the
+                        # replay would append the content a second time).
+                        m = conv[i] = m._replace(owed=m.owed & ~(1 << c))
                     if m.kind == "command" and rules.replay_executes_commands:
                         conv[i] = m._replace(runs=m.runs + 1)
                 a = a._replace(conv=tuple(conv))
-            if snap:
+            if snap != "no-snapshot":
                 # 2.4.0: "The agent MUST send a current state_update after any
                 # requested history replay and before this response"
-                o.send(c, ("state", a.fg, a.stop if a.fg == IDLE else "", 0))
+                o.send(c, ("state", a.fg, a.stop if a.fg == IDLE and snap == "snapshot" else "", 0))
             o.send(c, ("resumed", rid))
-            label = ("AgentResume", c, mode, "snapshot" if snap else "no-snapshot")
+            label = ("AgentResume", c, mode, snap)
             out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
 
 
@@ -214,9 +249,18 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
             command = req.content.startswith("/")
             for retained in (True, False) if (command or cfg.live_only) else (True,):
                 out.append(_insert(s, idx, retained, rules))
-            o = _Out(s)
-            a2 = _reject(a, idx, o, ERR_INVALID, rules)
-            out.append(Step(("AgentRejectPrompt", idx), _commit(s, a2, o), tuple(o.emitted)))
+                if a.work is not None:
+                    # "This RFD does not specify queueing, steering, or whether
+                    # agents insert new prompts while busy": inserted now, for
+                    # later work to process.
+                    out.append(_insert(s, idx, retained, rules, queue=True))
+            # Rejected before insertion: invalid input, a failure, or internal
+            # cancellation ("a $/cancel_request or internal cancellation
+            # answers session/prompt with -32800 only before insertion").
+            for why, code in (("invalid", ERR_INVALID), ("cancelled", ERR_CANCELLED)):
+                o = _Out(s)
+                a2 = _reject(a, idx, o, code, rules)
+                out.append(Step(("AgentRejectPrompt", idx, why), _commit(s, a2, o), tuple(o.emitted)))
         elif phase == "inserted" and not req.answers and rules.prompt_response and rules.protocol == "v2":
             # "The agent MUST respond successfully once the user message has been
             # inserted, without waiting for foreground processing to finish."
@@ -227,13 +271,15 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
     if rules.echo:
         # v1 has no whole user_message: it echoes by chunks only.
         modes = ("chunk",) if rules.protocol == "v1" else ("whole", "chunk") if cfg.chunks else ("whole",)
+        if cfg.meta and rules.protocol == "v2":
+            modes += ("chunk+meta",)
         for i, m in enumerate(a.conv):
             if m.owed:
                 for mode in modes:
                     out.append(_echo(s, i, m, mode, rules))
 
 
-def _insert(s: System, idx: int, retained: bool, rules: Rules) -> Step:
+def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = False) -> Step:
     a = s.agent
     req = a.reqs[idx]
     if req.mid:
@@ -242,16 +288,20 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules) -> Step:
         mid, nxt_id = _new_id(a, rules, req.content, req)
         issued = tuple(sorted(a.issued + ((mid, idx),)))
     command = req.content.startswith("/")
-    msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command))
+    msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command), a.attached)
     r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ins=True)
     a = a._replace(reqs=_set(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
-    if a.work is not None:
-        # Inserted while work runs: this work takes it (the RFD leaves open
-        # whether agents insert new prompts while busy; holding models queueing).
+    label = ("AgentInsert", idx, "retained" if retained else "live-only")
+    if a.work is not None and not queue:
+        # Inserted while work runs: this work takes it (steering), or, with
+        # ``queue``, it waits for later work (holding it un-inserted until the
+        # work ends is the other way to queue).
         a = a._replace(work=a.work._replace(inputs=a.work.inputs + (mid,)))
     else:
         a = a._replace(pending=tuple(sorted(a.pending + (mid,))))
-    return Step(("AgentInsert", idx, "retained" if retained else "live-only"), s._replace(agent=a), ())
+        if queue:
+            label += ("queued",)
+    return Step(label, s._replace(agent=a), ())
 
 
 def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
@@ -262,6 +312,10 @@ def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
         o.broadcast(("um", mid, (m.content,), False, _token(a, m, rules)), m.owed)
     else:
         o.broadcast(("chunk", mid, m.content, False), m.owed)
+        if mode == "chunk+meta":
+            # A metadata-only update after the content: "A metadata-only update
+            # does not clear content".
+            o.broadcast(("um", mid, None, False, _token(a, m, rules)), m.owed)
     a = a._replace(conv=_set(a.conv, i, m._replace(owed=0)))
     return Step(("AgentEcho", m.mid, mode), _commit(s, a, o), tuple(o.emitted))
 
@@ -278,7 +332,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             return  # only a buggy agent gets here: it dropped work without an idle
         waiting = [i for i, r in enumerate(a.reqs) if r.phase in NOT_INSERTED and not r.orphan and not r.hooked]
         if a.pending:
-            out.append(_begin(s, ("AgentBeginWork", "input"), a.pending, used))
+            out.extend(_begins(s, cfg, ("AgentBeginWork", "input"), a.pending, used))
         elif waiting and cfg.hook:
             # "`running` may precede user-message insertion, for example during a
             # foreground hook. It is not acknowledgment of insertion". Once per
@@ -286,68 +340,118 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             i = waiting[0]
             step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
             a2 = step.state.agent
-            a2 = a2._replace(reqs=_set(a2.reqs, i, a2.reqs[i]._replace(hooked=True)))
+            a2 = a2._replace(reqs=_set(a2.reqs, i, a2.reqs[i]._replace(hooked=True)), work=a2.work._replace(hook=i + 1))
             out.append(step._replace(state=step.state._replace(agent=a2)))
         if used.agent_work < cfg.agent_work:
             # "Agent-initiated work does not require a prompt request or a
             # synthetic user message."
-            out.append(_begin(s, ("AgentInitiateWork",), (), used._replace(agent_work=used.agent_work + 1)))
+            out.extend(_begins(s, cfg, ("AgentInitiateWork",), (), used._replace(agent_work=used.agent_work + 1)))
         return
-    if w.cancelling:
-        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
-        return
-    if a.fg != RUNNING:
+    if a.fg != RUNNING and not w.cancelling:
         return  # requires_action: waiting for the permission answer
-    # Tool calls.
+    # Tool calls. Cancelled work may still report them: "The Agent MAY send
+    # content or tool call updates after receiving `session/cancel`, but MUST
+    # send them before the idle `state_update` that reports cancellation."
     for k, (tid, status) in enumerate(w.tools):
         for event in ("run", "complete", "fail"):
             nxt_status = TOOL.get((status, event))
             if nxt_status is None or (event == "fail" and status == "pending"):
                 continue  # a pending call fails only with the work around it
             o = _Out(s)
-            o.broadcast(("tool", tid, nxt_status))
+            o.broadcast(("tool", tid, nxt_status, False))
             w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
             out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
+    if w.cancelling:
+        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
+        return
     if used.tools < cfg.tool_calls:
         tid = used.tools + 1
-        o = _Out(s)
-        o.broadcast(("tool", tid, "pending"))
-        w2 = w._replace(tools=w.tools + ((tid, "pending"),))
-        nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
-        out.append(Step(("AgentToolCall", tid, "start"), nxt, tuple(o.emitted)))
+        # A new call is announced pending, or already running (the first report
+        # of a call may carry any status).
+        for event, status in (("start", "pending"), ("start-running", TOOL[("pending", "run")])):
+            o = _Out(s)
+            o.broadcast(("tool", tid, status, True))
+            w2 = w._replace(tools=w.tools + ((tid, status),))
+            nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
+            out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
     if used.perms < cfg.permissions:
         pid = used.perms + 1
-        mask = a.attached
-        for c in range(len(s.clients)):
-            if mask >> c & 1:
-                o = _Out(s)
-                o.broadcast(("state", REQUIRES_ACTION, "", 0))
-                o.send(c, ("perm", pid))
-                a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
-                nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
-                out.append(Step(("AgentRequestPermission", c), nxt, tuple(o.emitted)))
-    if all(st in ("completed", "failed") for _, st in w.tools):
+        for c in _attached(a):
+            o = _Out(s)
+            o.broadcast(("state", REQUIRES_ACTION, "", 0))
+            o.send(c, ("perm", pid))
+            a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
+            nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
+            out.append(Step(("AgentRequestPermission", c), nxt, tuple(o.emitted)))
+    if all(st in ("completed", "failed") for _, st in w.tools) and not _awaits_response(a, rules):
         for reason in cfg.stop_reasons:
+            if reason == "" and rules.spec == "rfd+2.4.0" and not rules.lenient:
+                continue  # 2.4.0: "The agent SHOULD include a stop reason on that idle update."
+            if rules.protocol == "v1" and reason in ("", "_custom"):
+                continue  # v1: the response's stopReason is required, from a closed set
             out.append(_end(s, cfg, rules, ("AgentEndWork", reason), reason))
 
 
-def _begin(s: System, label: tuple, inputs: tuple, used: Used) -> Step:
+def _attached(a: Agent) -> list[int]:
+    return [c for c in range(a.attached.bit_length()) if a.attached >> c & 1]
+
+
+def _awaits_response(a: Agent, rules: Rules) -> bool:
+    """Does a prompt this work took still wait for its response on a live connection?
+
+    "The agent MUST respond successfully once the user message has been
+    inserted, without waiting for foreground processing to finish": the model
+    agent does not end the work normally before it has answered the prompts
+    the work took (a failure or a cancellation may end it first).
+    """
+    if rules.protocol != "v2" or not rules.prompt_response or rules.respond_late:
+        return False
+    inputs = a.work.inputs
+    return any(r.phase == "inserted" and not r.answers and not r.orphan and r.mid in inputs for r in a.reqs)
+
+
+def _begins(s: System, cfg: Config, label: tuple, inputs: tuple, used: Used) -> list[Step]:
+    """Work starts running, or blocked on a permission request to one attached client.
+
+    2.4.0: "the agent MUST report `running` when foreground work starts, or
+    `requires_action` if it starts blocked on user action".
+    """
+    steps = [_begin(s, label, inputs, used)]
+    if used.perms < cfg.permissions:
+        pid = used.perms + 1
+        for c in _attached(s.agent):
+            steps.append(_begin(s, label + ("blocked", c), inputs, used._replace(perms=pid), blocked=(c, pid)))
+    return steps
+
+
+def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = ()) -> Step:
     a = s.agent
     o = _Out(s)
-    # "the agent MUST report `running` when foreground work starts"
-    o.broadcast(("state", RUNNING, "", 0))
     serial = a.serial + 1
-    a = a._replace(
-        fg=FOREGROUND[(a.fg, "start")],
-        work=Work(serial, inputs, (), False, 0),
-        pending=() if inputs else a.pending,
-        serial=serial,
-    )
+    work = Work(serial, inputs, (), False, 0, 0)
+    if blocked:
+        c, pid = blocked
+        o.broadcast(("state", REQUIRES_ACTION, "", 0))
+        o.send(c, ("perm", pid))
+        fg = FOREGROUND[(a.fg, "start_blocked")]
+        work = work._replace(perm=pid)
+    else:
+        # "the agent MUST report `running` when foreground work starts"
+        o.broadcast(("state", RUNNING, "", 0))
+        fg = FOREGROUND[(a.fg, "start")]
+    a = a._replace(fg=fg, work=work, pending=() if inputs else a.pending, serial=serial)
     return Step(label, _commit(s, a, o)._replace(used=used), tuple(o.emitted))
 
 
 def _end(
-    s: System, cfg: Config, rules: Rules, label: tuple, reason: str, errcode: int = 0, report: str = "error-idle"
+    s: System,
+    cfg: Config,
+    rules: Rules,
+    label: tuple,
+    reason: str,
+    errcode: int = 0,
+    report: str = "error-idle",
+    keep_tools: bool = False,
 ) -> Step:
     """End the work with an idle: unfinished tools fail first, then the idle.
 
@@ -360,12 +464,12 @@ def _end(
     w = a.work
     o = _Out(s)
     tools = w.tools
-    if rules.fail_tools_before_error_idle or reason != "error":
+    if (rules.fail_tools_before_error_idle or reason != "error") and not keep_tools:
         # "Before sending it, the Agent SHOULD give each tool call that the failed
         # work left unfinished a terminal status, using failed"
         for k, (tid, status) in enumerate(tools):
             if status not in ("completed", "failed"):
-                o.broadcast(("tool", tid, TOOL[(status, "fail")]))
+                o.broadcast(("tool", tid, TOOL[(status, "fail")], False))
     ended = frozenset(t for t, _ in tools)
     stragglers = ()
     if rules.tool_update_after_idle and tools:
@@ -408,13 +512,13 @@ def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None
     # A buggy agent's straggling tool update after the idle.
     for tid in a.stragglers:
         o = _Out(s)
-        o.broadcast(("tool", tid, "completed"))
+        o.broadcast(("tool", tid, "completed", False))
         out.append(Step(("AgentToolCall", tid, "late-update"), _commit(s, a._replace(stragglers=()), o), tuple(o.emitted)))
     if used.failures < cfg.failures:
         spent = used._replace(failures=used.failures + 1)
         w = a.work
         if w is not None:
-            out.append(_fail_work(s, cfg, rules, spent))
+            out.extend(_fail_work(s, cfg, rules, spent))
             # "Fails, and work continues (a retried request, a failed tool): A
             # notice or a tool call with status failed; the state does not change"
             o = _Out(s)
@@ -429,7 +533,7 @@ def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None
         # "Imported or non-ACP messages continue to use agent-generated message IDs
         # without a corresponding prompt response."
         mid, nxt_id = _new_id(a, rules, "i")
-        m = Msg(mid, "i", True, -1, "import", a.attached, 0)
+        m = Msg(mid, "i", True, -1, "import", a.attached, 0, a.attached)
         a2 = a._replace(conv=a.conv + (m,), next_id=nxt_id, issued=tuple(sorted(a.issued + ((mid, -1),))))
         out.append(Step(("AgentImportMessage",), s._replace(agent=a2, used=used._replace(imports=used.imports + 1)), ()))
     if used.restarts < cfg.restarts:
@@ -440,7 +544,7 @@ def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None
                 out.append(_lose(s, c))
 
 
-def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
+def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
     """A provider failure stops the foreground work."""
     a = s.agent
     w = a.work
@@ -449,7 +553,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
         # with stopReason: cancelled"
         step = _end(s, cfg, rules, ("AgentFailWork", "while-cancelling"), rules.abort_stop_reason,
                     ERR_FAILURE if rules.abort_stop_reason == "error" else 0)
-        return step._replace(state=step.state._replace(used=spent))
+        return [step._replace(state=step.state._replace(used=spent))]
     o = _Out(s)
     code = ERR_FAILURE if rules.protocol == "v1" else rules.error_after_insertion
     if code:
@@ -463,12 +567,22 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> Step:
     if not rules.idle_after_failure:
         # Bug: the work is dropped and no idle is ever sent.
         a = a._replace(work=None, ended_tools=a.ended_tools | frozenset(t for t, _ in w.tools))
-        return Step(("AgentFailWork", "stops-work"), s._replace(agent=a, used=spent), tuple(o.emitted))
+        return [Step(("AgentFailWork", "stops-work"), s._replace(agent=a, used=spent), tuple(o.emitted))]
     # "When foreground work ends because of a failure after the user message was
-    # inserted, the Agent reports idle with the error stop reason and ... the error"
-    # (the FAQ's rejected alternatives report it otherwise: Rules.failure_report)
-    step = _end(s, cfg, rules, ("AgentFailWork", "stops-work"), "error", ERR_FAILURE, rules.failure_report)
-    return step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted)
+    # inserted, the Agent reports idle with the error stop reason and, when it
+    # has one, the error" (the FAQ's rejected alternatives report it otherwise:
+    # Rules.failure_report). The failure comes with details (-32000) or without:
+    # "It is optional and nullable; omission and null are equivalent: the Agent
+    # supplied no error details."
+    steps = []
+    keeps = (False, True) if rules.lenient and w.tools else (False,)
+    for label, code in ((("AgentFailWork", "stops-work"), ERR_FAILURE), (("AgentFailWork", "stops-work", "no-details"), 0)):
+        shown = code if rules.error_details else 0
+        for keep in keeps:
+            # lenient: the SHOULD to fail unfinished tool calls first is skipped
+            step = _end(s, cfg, rules, label + (("tools-left",) if keep else ()), "error", shown, rules.failure_report, keep)
+            steps.append(step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted))
+    return steps
 
 
 def _lose(s: System, c: int) -> Step:
@@ -476,7 +590,7 @@ def _lose(s: System, c: int) -> Step:
     a = s.agent
     bit = 1 << c
     reqs = tuple(r._replace(orphan=True) if r.cid == c else r for r in a.reqs)
-    conv = tuple(m._replace(owed=m.owed & ~bit) if m.owed & bit else m for m in a.conv)
+    conv = tuple(m._replace(owed=m.owed & ~bit, aud=m.aud & ~bit) if (m.owed | m.aud) & bit else m for m in a.conv)
     a = a._replace(reqs=reqs, conv=conv, attached=a.attached & ~bit)
     o_emitted: tuple = ()
     down = s.down
@@ -487,7 +601,10 @@ def _lose(s: System, c: int) -> Step:
         o = _Out(s._replace(agent=a))
         o.broadcast(("state", RUNNING, "", 0))
         down, o_emitted = tuple(o.down), tuple(o.emitted)
-    nxt = System(a, _drop_client(s, c), _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1))
+    clients = _drop_client(s, c)
+    if s.down[c]:
+        clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+    nxt = System(a, clients, _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1))
     return Step(("ConnectionLost", c), nxt, o_emitted)
 
 
@@ -495,9 +612,9 @@ def _perm_client(s: System, c: int, pid: int) -> bool:
     """Did permission request pid go to client c (still queued, pending or answered)?"""
     cl = s.clients[c]
     return (
-        pid in cl.perms
+        any(p == pid for p, _ in cl.perms)
         or ("perm", pid) in s.down[c]
-        or ("perm_ans", pid) in s.up[c]
+        or any(m[0] == "perm_ans" and m[1] == pid for m in s.up[c])
     )
 
 
@@ -510,12 +627,14 @@ def _restart(s: System, rules: Rules) -> Step:
         else r._replace(orphan=True)
         for r in a.reqs
     )
-    conv = tuple(m._replace(owed=0) for m in a.conv if m.retained)
+    conv = tuple(m._replace(owed=0, aud=0) for m in a.conv if m.retained)
     next_id = 1 if rules.id_scheme == "restart-resets" else a.next_id
     a = Agent(IDLE, "", None, reqs, conv, (), next_id, 0, a.issued, a.ended_tools, (), a.serial)
     clients = s.clients
     for c in range(len(clients)):
         clients = _drop_client(s._replace(clients=clients), c)
+        if s.down[c]:
+            clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
     n = len(clients)
     nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1))
     return Step(("AgentRestart",), nxt, ())

@@ -27,7 +27,12 @@ class Bug:
 
     @property
     def rules(self) -> Rules:
-        return RFD_RULES.with_(name=f"bug:{self.name}", **dict(self.changes))
+        """The bug on the RFD's rules."""
+        return self.on(RFD_RULES)
+
+    def on(self, base: Rules) -> Rules:
+        """The bug on a rule set (``config.RULE_SETS``)."""
+        return base.with_(name=f"bug:{self.name}", **dict(self.changes))
 
 
 def _bug(name, summary, breaks, member, source="", **changes) -> Bug:

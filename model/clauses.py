@@ -153,8 +153,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
     "error_only_with_error_stop_reason": ("RFD-ERROR-FIELD-ONLY",),
     "no_second_stop_reason": (
         "S240-STOP-REPEATED-NOT-COUNTED",
-        "RFD-ERROR-ONLY-ENDING-FAILURES",
-        "RFD-BACKGROUND-FAILURE-NO-STOP",
     ),
     "ended_work_reported_idle": (
         "S240-STATE-IDLE-WHEN-NONE",
@@ -174,6 +172,8 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-REPLAY-CHUNK-RESET",
         "RFD-CLIENT-NO-APPEND-OPTIMISTIC",
         "S240-UPSERT-CONTENT-REPLACES",
+        "RFD-METADATA-NO-CLEAR",
+        "S240-UPSERT-OMITTED-UNCHANGED",
     ),
     # --- replay -----------------------------------------------------------
     "replay_preserves_ids": (
@@ -181,7 +181,10 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-COMMAND-REPLAY-SAME-ID",
         "S240-RESPONSE-REPLAY-KEEPS-ID",
     ),
-    "chunked_replay_resets_first": ("RFD-REPLAY-CHUNK-RESET",),
+    "chunked_replay_resets_first": (
+        "RFD-REPLAY-CHUNK-RESET",
+        "RFD-METADATA-NOT-RESET",
+    ),
     "replayed_command_not_reexecuted": ("RFD-COMMAND-REPLAY-NO-EXEC",),
     "no_replay_without_replay_from": ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",),
     # --- known limitations and open questions (expected counterexamples) --
@@ -199,6 +202,8 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-FAIL-ERROR-IDLE",
         "S240-REQACTION-THEN-RUNNING",
         "S240-STATE-RESUME-RUNNING",
+        "S240-STOP-OMITTED-NOT-REPORTED",
+        "RFD-CLIENT-UNKNOWN-STOP-ENDS",
     ),
     "session_cancel_stops_only_work_it_saw": ("RFD-OPEN-CANCEL-RACES",),
     "resumed_client_sees_current_state": (
@@ -206,6 +211,78 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-STATE-RESUME-SNAPSHOT",
         "S240-RESUME-STATE-BEFORE-RESPONSE",
         "S240-RESUME-RESPONSE-NOT-IDLE",
+    ),
+    # --- added with the rule sets (2.4.0) and the allowed choices ---
+    "answered_before_its_work_ends": (
+        "RFD-INSERT-RESPOND",
+        "S240-PROMPT-RETURN-ID",
+    ),
+    "cancelled_prompt_never_inserted": (
+        "S240-CANCEL-SCOPE",
+    ),
+    "error_idle_only_for_failure": (
+        "RFD-ERROR-MEANING",
+        "RFD-ERROR-ONLY-ENDING-FAILURES",
+        "RFD-BACKGROUND-FAILURE-NO-STOP",
+    ),
+    "cancelled_idle_only_for_cancel": (
+        "S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",
+    ),
+    "state_changes_only_with_work": (
+        "RFD-FAIL-CONTINUES-NO-STATE",
+        "RFD-NOTICE-NO-STATE",
+        "S240-STATE-BACKGROUND-NO-CHANGE",
+        "S240-STATE-REJECT-NOT-END",
+        "S240-PROMPT-REJECT-NOT-IDLE",
+    ),
+    "idle_ending_work_has_stop_reason": (
+        "S240-STOP-SHOULD-INCLUDE",
+    ),
+    "error_idle_carries_details": (
+        "RFD-ERROR-DETAILS",
+        "S240-ERROR-DETAILS-SHOULD",
+    ),
+    "stop_reason_known_or_custom": (
+        "S240-STOP-UNKNOWN-RESERVED",
+    ),
+    "cancelled_work_ends": (
+        "S240-CANCEL-IDLE-CANCELLED",
+        "S240-CANCEL-PERM-STOP-WAITING",
+    ),
+    "cancelled_work_never_resumes": (
+        "S240-CANCEL-PERM-STOP-WAITING",
+    ),
+    "late_answer_ignored": (
+        "S240-STATE-IGNORE-LATE-RESPONSES",
+        "S240-CANCEL-IGNORE-LATE-ANSWERS",
+    ),
+    "cancelled_permission_requests_cancelled": (
+        "S240-CANCEL-PERM-CANCEL-REQUEST",
+        "S240-PERM-AGENT-CANCELS",
+    ),
+    "client_answers_cancelled_permission": (
+        "S240-PERM-CLIENT-ANSWERS-CANCELLED",
+    ),
+    "cancelled_permission_answered_cancelled": (
+        "S240-PERM-CLIENT-ANSWERS-CANCELLED",
+    ),
+    "sometimes_error_idle_without_details": (
+        "RFD-ERROR-OPTIONAL",
+    ),
+    "sometimes_custom_stop_reason": (
+        "S240-STOP-CUSTOM-UNDERSCORE",
+    ),
+    "sometimes_update_after_cancel": (
+        "S240-CANCEL-UPDATES-MAY",
+    ),
+    "sometimes_queued_insert": (
+        "RFD-QUEUE-UNSPECIFIED",
+    ),
+    "sometimes_running_before_insertion": (
+        "S240-STATE-RUNNING-BEFORE-INSERTION",
+    ),
+    "sometimes_acknowledged_live_only_not_replayed": (
+        "RFD-RETAIN-NOT-REQUIRED",
     ),
 }
 
@@ -372,10 +449,6 @@ _ALL: tuple[Clause, ...] = (
         "RFD-QUEUE-UNSPECIFIED", "RFD", "MAY", _REPORTED,
         "This RFD does not specify queueing, steering, or whether agents insert "
         "new prompts while busy.",
-        out_of_scope=(
-            "The RFD leaves queueing unspecified, so the model lets an agent hold "
-            "or insert a prompt while busy and no property judges that choice."
-        ),
     ),
     _C(
         "RFD-ID-SAME-EVERYWHERE", "RFD", "MUST", _REPLAY,
@@ -386,11 +459,6 @@ _ALL: tuple[Clause, ...] = (
         "RFD-RETAIN-NOT-REQUIRED", "RFD", "NOT REQUIRED", _REPLAY,
         "Agents are NOT REQUIRED to persist every accepted input or retain it for "
         "any minimum period.",
-        out_of_scope=(
-            "Durable storage is not observable on the wire and a permission cannot "
-            "be violated, so the model only explores retained and live-only "
-            "messages without checking anything about retention."
-        ),
     ),
     _C(
         "RFD-REPLAY-SAME-ID", "RFD", "MUST", _REPLAY,
@@ -430,11 +498,9 @@ _ALL: tuple[Clause, ...] = (
     ),
     _C(
         "RFD-METADATA-NO-CLEAR", "RFD", "MUST NOT", _STREAM, _METADATA_ONLY,
-        out_of_scope="The model agent sends no metadata-only user_message update.",
     ),
     _C(
         "RFD-METADATA-NOT-RESET", "RFD", "MUST NOT", _STREAM, _METADATA_ONLY,
-        out_of_scope="The model agent sends no metadata-only user_message update.",
     ),
     _C(
         "RFD-CLIENT-NO-APPEND-OPTIMISTIC", "RFD", "SHOULD NOT", _STREAM,
@@ -462,19 +528,10 @@ _ALL: tuple[Clause, ...] = (
         "RFD-ERROR-OPTIONAL", "RFD", "MAY", _FAIL,
         "It is optional and nullable; omission and null are equivalent: the Agent "
         "supplied no error details.",
-        out_of_scope=(
-            "A permission the model agent does not use: every failure in the model "
-            "carries an error object."
-        ),
     ),
     _C(
         "RFD-ERROR-DETAILS", "RFD", "SHOULD", _FAIL,
         "The Agent SHOULD include it, and Clients may show message to the user.",
-        out_of_scope=(
-            "The model agent always includes the error object (-32000), so the "
-            "SHOULD is met by construction; an error idle without details is valid "
-            "on the wire and no property flags it or checks what a client displays."
-        ),
     ),
     _C(
         "RFD-ERROR-FIELD-ONLY", "RFD", "MUST", _FAIL,
@@ -536,10 +593,6 @@ _ALL: tuple[Clause, ...] = (
         "RFD-FAIL-CONTINUES-NO-STATE", "RFD", "MUST NOT", _FAIL,
         "Fails, and work continues (a retried request, a failed tool)\tA `notice` or "
         "a tool call with status `failed`; the state does not change",
-        out_of_scope=(
-            "No property judges the state updates of the steps that report a failure "
-            "the work survives."
-        ),
     ),
     _C(
         "RFD-CANCEL-EVEN-IF-ABORT-FAILS", "RFD", "MUST", _FAIL,
@@ -565,10 +618,6 @@ _ALL: tuple[Clause, ...] = (
         "RFD-CLIENT-UNKNOWN-STOP-ENDS", "RFD", "MUST", _FAIL,
         "A v2 Client that predates the error stop reason handles it like any unknown "
         "stop reason: foreground work has ended, and it shows a generic stopped state.",
-        out_of_scope=(
-            "The model agent sends only stop reasons its clients know, so no client "
-            "meets an unknown one."
-        ),
     ),
     _C("RFD-OPEN-CANCEL-RACES", "RFD", "NOT REQUIRED", _PLAN, _FOLLOW_UPS),
     _C("RFD-OPEN-RESUME-STATE", "RFD", "NOT REQUIRED", _PLAN, _FOLLOW_UPS),
@@ -591,7 +640,6 @@ _ALL: tuple[Clause, ...] = (
     _C("RFD-NOTICE-NOT-FATAL", "RFD", "MUST NOT", _FAQ_NOTICE, _NOTICES),
     _C(
         "RFD-NOTICE-NO-STATE", "RFD", "MUST NOT", _FAQ_NOTICE, _NOTICES,
-        out_of_scope="No property judges the state updates of the steps that send a notice.",
     ),
     # =================================================================== 2.4.0
     _C(
@@ -621,19 +669,11 @@ _ALL: tuple[Clause, ...] = (
         "S240-PERM-AGENT-CANCELS", "2.4.0", "SHOULD", "AgentRequest / RequestPermissionRequest",
         "After `session/cancel`, the agent stops waiting for requests of the cancelled\n"
         "foreground work and SHOULD cancel them with `$/cancel_request`.",
-        out_of_scope=(
-            "The model agent does not send `$/cancel_request` for its own permission "
-            "requests."
-        ),
     ),
     _C(
         "S240-PERM-CLIENT-ANSWERS-CANCELLED", "2.4.0", "MUST", "AgentRequest / RequestPermissionRequest",
         "The client\n"
         "answers a cancelled request with the `cancelled` outcome.",
-        out_of_scope=(
-            "The model agent never cancels a permission request, and the model's "
-            "permission answers carry no outcome."
-        ),
     ),
     _C(
         "S240-REQID-NO-REUSE", "2.4.0", "MUST NOT", "RequestId",
@@ -642,7 +682,8 @@ _ALL: tuple[Clause, ...] = (
         out_of_scope=(
             "Wire-only rule of JSON-RPC framing: the model's participants number "
             "their requests with counters that never repeat, so no run of the model "
-            "can break it."
+            "can break it; checked on the wire by `trace` (issue 10), rule "
+            "`request_id_not_reused` of model/monitor.py."
         ),
     ),
     _C(
@@ -706,9 +747,6 @@ _ALL: tuple[Clause, ...] = (
         "`content` has patch semantics:\n"
         "an omitted field leaves existing message content unchanged, `null` clears the\n"
         "value, and a concrete array replaces the previous value.",
-        out_of_scope=(
-            "The model agent sends no user_message without `content`."
-        ),
     ),
     _C(
         "S240-UPSERT-CONTENT-REPLACES", "2.4.0", "MUST", "UserMessage",
@@ -722,7 +760,8 @@ _ALL: tuple[Clause, ...] = (
         _BACKGROUND_ITEMS,
         out_of_scope=(
             "The model has no background work: every tool call belongs to the "
-            "foreground work that started it."
+            "foreground work that started it; checked on the wire by `trace` (issue "
+            "10), rule `background_items_announced` of model/monitor.py."
         ),
     ),
     _C(
@@ -730,7 +769,8 @@ _ALL: tuple[Clause, ...] = (
         _BACKGROUND_ITEMS,
         out_of_scope=(
             "The model has no background work: every tool call belongs to the "
-            "foreground work that started it."
+            "foreground work that started it; checked on the wire by `trace` (issue "
+            "10), rule `background_final_before_removal` of model/monitor.py."
         ),
     ),
     _C(
@@ -739,26 +779,23 @@ _ALL: tuple[Clause, ...] = (
         "update for the session.",
         out_of_scope=(
             "The model has no background work, so its state updates never carry a "
-            "`background` list."
+            "`background` list; checked on the wire by `trace` (issue 10), rule "
+            "`background_on_every_state_update` of model/monitor.py."
         ),
+    ),
+    _C(
+        "S240-ERROR-DETAILS-SHOULD", "2.4.0", "SHOULD", "ErrorStopReason / error",
+        "Agents SHOULD include it.",
     ),
     _C(
         "S240-STOP-SHOULD-INCLUDE", "2.4.0", "SHOULD", "IdleStateUpdate",
         "Agents SHOULD include a `stopReason` when the idle transition ends foreground\n"
         "work.",
-        out_of_scope=(
-            "Met by construction: every idle that ends work in the model carries a "
-            "stop reason, and no property reads its absence."
-        ),
     ),
     _C(
         "S240-STOP-OMITTED-NOT-REPORTED", "2.4.0", "MUST", "IdleStateUpdate",
         "Receivers treat an omitted, `null`, or malformed `stopReason` as the agent not\n"
         "reporting one.",
-        out_of_scope=(
-            "The model agent never omits the stop reason of an idle that ends work, "
-            "so no client meets one that matters."
-        ),
     ),
     _C(
         "S240-STOP-REPEATED-NOT-COUNTED", "2.4.0", "MUST NOT", "IdleStateUpdate",
@@ -769,10 +806,6 @@ _ALL: tuple[Clause, ...] = (
         "Work the agent\n"
         "stops for its own reasons uses another reason, such as `error` for an\n"
         "internal timeout.",
-        out_of_scope=(
-            "No property judges where `cancelled` appears without a cancellation; "
-            "only the other direction is checked."
-        ),
     ),
     _C(
         "S240-STOP-CANCELLED-REPORT", "2.4.0", "MUST", "IdleStateUpdate / cancelled",
@@ -798,19 +831,11 @@ _ALL: tuple[Clause, ...] = (
         "S240-STOP-CUSTOM-UNDERSCORE", "2.4.0", "MAY", "IdleStateUpdate / other",
         "Values beginning with `_` are reserved for implementation-specific\n"
         "extensions.",
-        out_of_scope=(
-            "A permission the model agent does not use: its stop reasons are the six "
-            "the schema names."
-        ),
     ),
     _C(
         "S240-STOP-UNKNOWN-RESERVED", "2.4.0", "MUST NOT", "IdleStateUpdate / other",
         "Unknown values that do not begin with `_` are reserved for\n"
         "future ACP variants.",
-        out_of_scope=(
-            "The model agent sends only stop reasons the schema names, so no property "
-            "can see an unknown one."
-        ),
     ),
     _C(
         "S240-REQACTION-SHOULD-REPORT", "2.4.0", "SHOULD", "RequiresActionStateUpdate",
@@ -838,27 +863,16 @@ _ALL: tuple[Clause, ...] = (
         "S240-STATE-RUNNING-BEFORE-INSERTION", "2.4.0", "MAY", "StateUpdate",
         "`running` may precede user-message insertion, for example during a foreground\n"
         "hook.",
-        out_of_scope=(
-            "A permission, explored by work that starts before insertion "
-            "(`Config.hook`); no property rejects it."
-        ),
     ),
     _C(
         "S240-STATE-REJECT-NOT-END", "2.4.0", "MUST NOT", "StateUpdate",
         "It is not acknowledgment of insertion, and rejecting a prompt does not\n"
         "itself end foreground work.",
-        out_of_scope=(
-            "No property judges the state updates a rejection sends."
-        ),
     ),
     _C(
         "S240-STATE-BACKGROUND-NO-CHANGE", "2.4.0", "MUST NOT", "StateUpdate",
         "Those notifications, including a detached task's progress or\n"
         "completion, do not by themselves change this state.",
-        out_of_scope=(
-            "No property judges the state updates of the steps that report background "
-            "activity."
-        ),
     ),
     _C(
         "S240-STATE-SHOULD-REQUIRES-ACTION", "2.4.0", "SHOULD", "StateUpdate",
@@ -878,10 +892,6 @@ _ALL: tuple[Clause, ...] = (
         "S240-STATE-IGNORE-LATE-RESPONSES", "2.4.0", "SHOULD", "StateUpdate",
         "Agents SHOULD ignore\n"
         "responses for work that has already ended rather than use them to resume it.",
-        out_of_scope=(
-            "No property judges what the agent does with an answer to a permission "
-            "request of work that has ended."
-        ),
     ),
     _C(
         "S240-STATE-NEW-IDLE", "2.4.0", "MUST", "StateUpdate",
@@ -976,16 +986,14 @@ _ALL: tuple[Clause, ...] = (
         "Foreground state\n"
         "follows its normal lifecycle independently of the request outcome:\n"
         "`running` may precede insertion, and rejection alone does not imply `idle`.",
-        out_of_scope=(
-            "No property judges the state updates a rejection sends."
-        ),
     ),
     _C(
         "S240-CLOSE-SILENT-AFTER-RESPONSE", "2.4.0", "MUST NOT", "CloseSessionRequest",
         "After the close response, the Agent\n"
         "sends no other messages for the session on that connection.",
         out_of_scope=(
-            "The model has no `session/close`."
+            "The model has no `session/close`; checked on the wire by `trace` (issue "
+            "10), rule `nothing_after_close` of model/monitor.py."
         ),
     ),
     _C(
@@ -1003,7 +1011,8 @@ _ALL: tuple[Clause, ...] = (
         'updates for that work and the idle `state_update` with `stopReason: "cancelled"`\n'
         "before responding successfully to `session/close`.",
         out_of_scope=(
-            "The model has no `session/close`."
+            "The model has no `session/close`; checked on the wire by `trace` (issue "
+            "10), rule `close_ends_work_first` of model/monitor.py."
         ),
     ),
     _C(
@@ -1019,7 +1028,8 @@ _ALL: tuple[Clause, ...] = (
         "If closing prevents a prompt's user message from being inserted, the\n"
         "Agent MUST answer that request with `-32800` (Request Cancelled).",
         out_of_scope=(
-            "The model has no `session/close`."
+            "The model has no `session/close`; checked on the wire by `trace` (issue "
+            "10), rule `close_answers_prompts_cancelled` of model/monitor.py."
         ),
     ),
     _C(
@@ -1036,7 +1046,9 @@ _ALL: tuple[Clause, ...] = (
         "Agents MUST NOT proceed with the operation.",
         out_of_scope=(
             "The model's permission requests carry no operation, so proceeding with "
-            "one cannot be told from going on with the rest of the work."
+            "one cannot be told from going on with the rest of the work; checked on "
+            "the wire by `trace` (issue 10), rule `not_approved_not_proceeded` of "
+            "model/monitor.py."
         ),
     ),
     _C(
@@ -1045,17 +1057,13 @@ _ALL: tuple[Clause, ...] = (
         "without waiting for `$/cancel_request`, for a request it knows belongs to the\n"
         "cancelled foreground work.",
         out_of_scope=(
-            "The model's permission answers carry no outcome."
+            "A permission the model's clients do not use: they answer cancelled only "
+            "once the agent has cancelled the request."
         ),
     ),
     _C(
         "S240-CANCEL-SCOPE", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
         "Cancels a session's foreground work and its prompts not yet inserted.",
-        out_of_scope=(
-            "No property judges whether `session/cancel` also cancels the prompts not "
-            "yet inserted: the model only explores the choice "
-            "(`Rules.cancel_rejects_held`)."
-        ),
     ),
     _C(
         "S240-CANCEL-NOT-BACKGROUND", "2.4.0", "MUST NOT", "ClientNotification / CancelSessionNotification",
@@ -1078,19 +1086,11 @@ _ALL: tuple[Clause, ...] = (
         "S240-CANCEL-PERM-STOP-WAITING", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
         "The Agent MUST stop waiting for pending `session/request_permission` requests of\n"
         "the cancelled work and treat them as not approved.",
-        out_of_scope=(
-            "No property judges whether cancelled work waits for the answer to its "
-            "permission request."
-        ),
     ),
     _C(
         "S240-CANCEL-PERM-CANCEL-REQUEST", "2.4.0", "SHOULD", "ClientNotification / CancelSessionNotification",
         "It SHOULD cancel each of them\n"
         "with `$/cancel_request`.",
-        out_of_scope=(
-            "The model agent does not send `$/cancel_request` for its own permission "
-            "requests."
-        ),
     ),
     _C(
         "S240-CANCEL-IDLE-CANCELLED", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
@@ -1112,10 +1112,6 @@ _ALL: tuple[Clause, ...] = (
         "S240-CANCEL-IGNORE-LATE-ANSWERS", "2.4.0", "SHOULD", "ClientNotification / CancelSessionNotification",
         "After cancellation completes, the Agent SHOULD ignore late answers rather\n"
         "than use them to resume the cancelled work.",
-        out_of_scope=(
-            "No property judges what the agent does with a late answer to a "
-            "permission request of cancelled work."
-        ),
     ),
     _C(
         "S240-CANCEL-ABORT-ERRORS", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",
@@ -1125,11 +1121,6 @@ _ALL: tuple[Clause, ...] = (
     _C(
         "S240-CANCEL-UPDATES-MAY", "2.4.0", "MAY", "ClientNotification / CancelSessionNotification",
         _CANCEL_UPDATES,
-        out_of_scope=(
-            "A permission the model agent does not use: once a `session/cancel` "
-            "reaches it, its work makes no more progress, and the only updates before "
-            "the cancelled idle are the failed tool calls sent with it."
-        ),
     ),
     _C(
         "S240-CANCEL-UPDATES-BEFORE-IDLE", "2.4.0", "MUST", "ClientNotification / CancelSessionNotification",

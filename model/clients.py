@@ -59,11 +59,17 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
         for i, (key, content, opt) in enumerate(view):
             if key == mid:
                 if kind == "um":
+                    if msg[2] is None:
+                        # "an omitted field leaves existing message content unchanged"
+                        return cl
                     new = msg[2]  # replaces; () clears
                 else:
+                    # "the agent's content stream is authoritative": a chunk on
+                    # the optimistic copy replaces it
                     new = (msg[2],) if opt else content + (msg[2],)
                 return cl._replace(view=_set(view, i, (mid, new, False)))
-        new = msg[2] if kind == "um" else (msg[2],)
+        # "For a new `messageId`, omitted `content` starts empty."
+        new = (msg[2] or ()) if kind == "um" else (msg[2],)
         return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
     if kind == "state":
         if msg[1] not in (IDLE, RUNNING, REQUIRES_ACTION):
@@ -78,7 +84,13 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
             return cl._replace(fg=msg[1], done=done)
         return cl._replace(fg=msg[1])
     if kind == "perm":
-        return cl._replace(perms=cl.perms + (msg[1],))
+        return cl._replace(perms=cl.perms + ((msg[1], "open"),))
+    if kind == "perm_cancel":
+        # 2.4.0: "The client answers a cancelled request with the `cancelled`
+        # outcome." (An answered request is no longer held: "Receivers MUST
+        # ignore this notification for an unknown or already-answered request ID".)
+        perms = tuple((p, "cancelled") if p == msg[1] else (p, st) for p, st in cl.perms)
+        return cl._replace(perms=perms)
     if kind == "resumed":
         return cl._replace(resuming=0, replayed=cl.resuming == 2)
     return cl  # tool, notice: nothing a lifecycle rule reads
@@ -127,19 +139,22 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     used = s.used
     a = s.agent
     for c, cl in enumerate(s.clients):
-        if not cl.connected:
-            if used.resumes < cfg.resumes:
-                for replay in (False, True):
-                    rid = cl.next_rid
-                    cl2 = cl._replace(connected=True, resuming=2 if replay else 1, next_rid=rid + 1)
-                    nxt = s._replace(
-                        clients=_set(s.clients, c, cl2),
-                        up=_set(s.up, c, (("resume", rid, replay),)),
-                        used=used._replace(resumes=used.resumes + 1),
-                    )
-                    out.append(Step(("ClientResume", c, "replay" if replay else "no-replay"), nxt, ()))
-            continue
         if cl.resuming:
+            continue
+        if used.resumes < cfg.resumes:
+            # A client resumes after losing its connection, or on the connection
+            # it still has (a resume while connected, for example to replay).
+            for replay in (False, True):
+                rid = cl.next_rid
+                cl2 = cl._replace(connected=True, resuming=2 if replay else 1, next_rid=rid + 1)
+                up = s.up[c] + (("resume", rid, replay),) if cl.connected else (("resume", rid, replay),)
+                nxt = s._replace(
+                    clients=_set(s.clients, c, cl2),
+                    up=_set(s.up, c, up),
+                    used=used._replace(resumes=used.resumes + 1),
+                )
+                out.append(Step(("ClientResume", c, "replay" if replay else "no-replay"), nxt, ()))
+        if not cl.connected:
             continue
         if cl.submitted < cfg.prompts:
             for content in cfg.alphabet:
@@ -157,12 +172,21 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                     out.append(Step(("ClientCancelRequest", c, sub.rid), nxt, ()))
             if cl.fg != IDLE or any(sub.status == "sent" for sub in cl.subs):
                 serial = a.work.serial if a.work is not None else 0
-                nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
+                # The user stops the work instead of answering its permission
+                # request: the client leaves the request open until the agent
+                # cancels it ("The client answers a request the agent cancels
+                # with `$/cancel_request` with this outcome").
+                perms = tuple((p, "ignored" if st == "open" else st) for p, st in cl.perms)
+                nxt = s._replace(clients=_set(s.clients, c, cl._replace(perms=perms)),
+                                 up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
                 out.append(Step(("ClientCancelSession", c), nxt, ()))
-        for pid in cl.perms:
-            cl2 = cl._replace(perms=tuple(p for p in cl.perms if p != pid))
-            nxt = s._replace(clients=_set(s.clients, c, cl2), up=_set(s.up, c, s.up[c] + (("perm_ans", pid),)))
-            out.append(Step(("ClientAnswerPermission", c, pid), nxt, ()))
+        for k, (pid, st) in enumerate(cl.perms):
+            if st == "ignored":
+                continue  # the user stopped the work instead; only a $/cancel_request brings an answer
+            outcome = "cancelled" if st == "cancelled" else "selected"
+            cl2 = cl._replace(perms=cl.perms[:k] + cl.perms[k + 1 :])
+            up = s.up[c] + (("perm_ans", pid, outcome),)
+            out.append(Step(("ClientAnswerPermission", c, pid), s._replace(clients=_set(s.clients, c, cl2), up=_set(s.up, c, up)), ()))
 
 
 def _submit(s: System, c: int, cl: Client, content: str, retry_of: int, submitted: int, used: Used) -> Step:

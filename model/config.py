@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 
 from .machines import STOP_REASONS
 
-__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "LIMITS"]
+__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS", "NORMAL_STOP_REASONS"]
 
 
 class ConfigError(ValueError):
@@ -45,6 +45,13 @@ LIMITS: dict[str, tuple[int, int]] = {
 #: command ("Locally handled commands follow the same rule by inserting a
 #: live-only user message").
 ALPHABET = ("a", "b", "/c")
+
+#: Stop reasons a normal end of work may carry: the four the schema names for
+#: it, ``""`` (no stop reason: "Idle, whenever the agent is done, with optional
+#: data on why") and ``"_custom"`` (2.4.0: "Values beginning with `_` are
+#: reserved for implementation-specific extensions."). ``error`` and
+#: ``cancelled`` come from failures and cancels.
+NORMAL_STOP_REASONS = tuple(r for r in STOP_REASONS if r not in ("error", "cancelled")) + ("", "_custom")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,9 @@ class Config:
     live_only: bool = True
     #: explore streamed (`user_message_chunk`) echoes beside whole `user_message`
     chunks: bool = True
+    #: explore a live echo by chunk followed by a metadata-only user_message
+    #: (``content`` omitted: "A metadata-only update does not clear content")
+    meta: bool = False
     #: agent -> client messages wait in a FIFO channel until a delivery step
     #: (True), or reach the client in the step that sends them (False: see
     #: docs/model.md, "Instant delivery to clients", for why the verdicts agree)
@@ -108,11 +118,12 @@ class Config:
                     raise ConfigError(f"{f.name}={value!r} is out of range {lo}..{hi}")
         if not self.alphabet or any(s not in ALPHABET for s in self.alphabet):
             raise ConfigError(f"alphabet={self.alphabet!r}: symbols must come from {ALPHABET}")
-        bad = [r for r in self.stop_reasons if r not in STOP_REASONS or r in ("error", "cancelled")]
+        bad = [r for r in self.stop_reasons if r not in NORMAL_STOP_REASONS]
         if not self.stop_reasons or bad:
             raise ConfigError(
                 f"stop_reasons={self.stop_reasons!r}: choose from end_turn, max_tokens, "
-                "max_turn_requests, refusal (error and cancelled come from failures and cancels)"
+                "max_turn_requests, refusal, '' (none) and _custom (error and cancelled come from "
+                "failures and cancels)"
             )
         return self
 
@@ -131,6 +142,17 @@ class Rules:
 
     name: str = "rfd"
 
+    # --- the rule set ------------------------------------------------------
+    #: the text the rules follow: "rfd" (the RFD as written) or "rfd+2.4.0"
+    #: (the RFD refined by the 2.4.0 schema text). Properties of the 2.4.0
+    #: text are judged only under "rfd+2.4.0" (``Property.spec``).
+    spec: str = "rfd"
+    #: the agent may also skip what a SHOULD asks for (MUSTs only): end work
+    #: without a stop reason (2.4.0), leave tool calls unfinished before an
+    #: error idle, keep a permission request of cancelled work uncancelled.
+    #: SHOULD properties are then reported, not failed (``Verdict.expect``).
+    lenient: bool = False
+
     # --- prompt response -------------------------------------------------
     #: when the agent may answer successfully: "insertion" (RFD), "receipt"
     #: (before insertion), "reserve" (when it reserves an ID)
@@ -141,6 +163,9 @@ class Rules:
     error_after_insertion: int = 0
     #: answer `$/cancel_request` with -32800 even after insertion
     cancel_after_insertion: bool = False
+    #: end work normally while a prompt it took still waits for its response
+    #: (the agent waits for processing to finish before answering)
+    respond_late: bool = False
 
     # --- message IDs -------------------------------------------------------
     #: "v2", or "v1": the response ends the turn with a stopReason, failures are
@@ -179,11 +204,17 @@ class Rules:
     failure_report: str = "error-idle"
     #: give unfinished tool calls a terminal status before an error idle
     fail_tools_before_error_idle: bool = True
+    #: put the error object it has on the error idle ("The Agent SHOULD include it")
+    error_details: bool = True
 
     # --- cancellation ----------------------------------------------------
     #: `session/cancel` also rejects prompts not yet inserted with -32800:
     #: "may" (RFD: the agent may do so, as internal cancellation) or "must" (2.4.0)
     cancel_rejects_held: str = "may"
+    #: on `session/cancel`, cancel the pending permission request of the
+    #: cancelled work with `$/cancel_request` (2.4.0 SHOULD; the RFD, silent
+    #: about permission requests, allows it)
+    cancel_permissions: bool = True
 
     # --- resume and replay -------------------------------------------------
     #: send a current `state_update` after replay and before the resume
@@ -215,3 +246,25 @@ class Rules:
 
 
 RFD_RULES = Rules()
+
+#: The RFD refined by the 2.4.0 schema text: what an agent built on the SDK
+#: must follow. Each field below is a 2.4.0 sentence the RFD leaves open.
+S240_RULES = RFD_RULES.with_(
+    name="rfd+2.4.0",
+    spec="rfd+2.4.0",
+    # "Resume MUST send a current-state snapshot after any replay and before its response."
+    resume_snapshot="must",
+    # "Cancels a session's foreground work and its prompts not yet inserted."
+    cancel_rejects_held="must",
+)
+
+#: The rule sets ``check --rules`` offers.
+RULE_SETS: dict[str, Rules] = {"rfd": RFD_RULES, "rfd+2.4.0": S240_RULES}
+
+
+def rule_set(name: str) -> Rules:
+    """The named rule set; ``KeyError`` with a one-line message otherwise."""
+    try:
+        return RULE_SETS[name]
+    except KeyError:
+        raise KeyError(f"unknown rule set {name!r}; choose one of: {', '.join(RULE_SETS)}") from None

@@ -19,6 +19,20 @@ a plain function defined once here and used by every explorer:
 second message); ``open_question`` (the RFD defers it: cancellation races,
 current-state synchronization on resume); ``reachable`` for ``sometimes``.
 Clause ids come from ``clauses.CITATIONS``.
+
+Rule sets: ``spec`` says which text makes a property a rule: ``"rfd"`` (the RFD,
+and so every rule set) or ``"2.4.0"`` (the 2.4.0 schema text only: under the
+rule set ``rfd`` its verdict is "not applicable"). ``expect_240`` is the
+expectation under ``rfd+2.4.0`` where the 2.4.0 text settles what the RFD
+leaves open. ``Property.expectation(rules)`` combines them, and under lenient
+rules (the agent may skip a SHOULD) a SHOULD property is expected ``should``:
+a violation is reported, not failed.
+
+Rule 3: a property judges what participants observed (what each client
+received, what the agent sent), reading the agent's bookkeeping only where it
+was written by an earlier step than the one judged, and ghost fields (which no
+participant reads) for facts of the environment (who was attached when a
+message was inserted, which prompts a session/cancel found not yet inserted).
 """
 
 from __future__ import annotations
@@ -32,7 +46,8 @@ from .system import IDLE, Step, System
 __all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS", "step_tags"]
 
 KINDS = ("always", "step", "eventually", "sometimes")
-EXPECTATIONS = ("must_hold", "known_limitation", "open_question", "reachable")
+EXPECTATIONS = ("must_hold", "known_limitation", "open_question", "reachable", "should")
+SPECS = ("rfd", "2.4.0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +67,24 @@ class Property:
     #: about replay needs resumes); where it cannot, the verdict is "not
     #: applicable" instead of "not reached" or "not confirmed"
     applies: Callable = lambda cfg: True
+    #: "rfd": a rule of every rule set; "2.4.0": a rule of rfd+2.4.0 only
+    spec: str = "rfd"
+    #: the expectation under rfd+2.4.0 where it differs ("" = the same)
+    expect_240: str = ""
+    #: sometimes only: the situation is a choice a SHOULD of the 2.4.0 text
+    #: discourages, so only a lenient agent makes it under rfd+2.4.0
+    lenient_240: bool = False
+
+    def expectation(self, rules) -> str:
+        """What the property is expected to do under ``rules`` ("" when it is no rule of theirs)."""
+        if self.spec == "2.4.0" and rules.spec != "rfd+2.4.0":
+            return ""
+        if self.lenient_240 and rules.spec == "rfd+2.4.0" and not rules.lenient:
+            return ""
+        exp = self.expect_240 if rules.spec == "rfd+2.4.0" and self.expect_240 else self.expect
+        if rules.lenient and self.level == "SHOULD" and exp == "must_hold":
+            return "should"
+        return exp
 
     @property
     def clauses(self) -> tuple[str, ...]:
@@ -69,10 +102,21 @@ class Property:
 PROPERTIES: list[Property] = []
 
 
-def _prop(kind: str, expect: str = "must_hold", witnesses: tuple[str, ...] = (), level: str = "MUST", on=None):
+def _prop(
+    kind: str,
+    expect: str = "must_hold",
+    witnesses: tuple[str, ...] = (),
+    level: str = "MUST",
+    on=None,
+    spec: str = "rfd",
+    expect_240: str = "",
+):
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
-        PROPERTIES.append(Property(fn.__name__, kind, expect, doc, fn, witnesses, level, _on(on), _APPLIES.get(fn.__name__, _always)))
+        PROPERTIES.append(
+            Property(fn.__name__, kind, expect, doc, fn, witnesses, level, _on(on),
+                     _APPLIES.get(fn.__name__, _always), spec, expect_240)
+        )
         return fn
 
     return register
@@ -88,6 +132,10 @@ def _lost(c) -> bool:
 
 def _resume(c) -> bool:
     return c.resumes > 0 and _lost(c)
+
+
+def _resumes(c) -> bool:
+    return c.resumes > 0
 
 
 def _works(c) -> int:
@@ -109,14 +157,33 @@ _APPLIES = {
     "sometimes_abort_raises": lambda c: c.failures > 0 and c.cancels > 0,
     "sometimes_cancel_ends_work": lambda c: c.cancels > 0,
     "sometimes_idle_ends_work_with_tools": lambda c: c.tool_calls > 0,
-    "sometimes_repeated_idle": _resume,
+    "sometimes_repeated_idle": _resumes,
     "sometimes_identical_prompts_two_clients": lambda c: c.clients > 1,
-    "sometimes_chunked_replay_over_held_copy": lambda c: _resume(c) and c.chunks,
-    "sometimes_replay": _resume,
-    "sometimes_chunked_replay": lambda c: _resume(c) and c.chunks,
-    "sometimes_resume_without_replay": _resume,
-    "sometimes_client_resumed": _resume,
-    "sometimes_command_replayed": lambda c: _resume(c) and "/c" in c.alphabet,
+    "sometimes_chunked_replay_over_held_copy": _resumes,
+    "sometimes_replay": _resumes,
+    "sometimes_chunked_replay": _resumes,
+    "sometimes_resume_without_replay": _resumes,
+    "sometimes_client_resumed": _resumes,
+    "sometimes_command_replayed": lambda c: _resumes(c) and "/c" in c.alphabet,
+    "sometimes_resume_while_connected": _resumes,
+    "sometimes_replay_after_live": _resumes,
+    "sometimes_acknowledged_live_only_not_replayed": lambda c: _resumes(c) and c.live_only,
+    "sometimes_error_idle_without_details": lambda c: c.failures > 0,
+    "sometimes_custom_stop_reason": lambda c: "_custom" in c.stop_reasons,
+    "sometimes_idle_without_stop_reason": lambda c: "" in c.stop_reasons,
+    "sometimes_start_blocked": lambda c: c.permissions > 0,
+    "sometimes_update_after_cancel": lambda c: c.cancels > 0 and c.tool_calls > 0,
+    "sometimes_queued_insert": lambda c: _works(c) >= 2 or c.hook,
+    "sometimes_tool_starts_running": lambda c: c.tool_calls > 0,
+    "sometimes_running_before_insertion": lambda c: c.hook,
+    "sometimes_permission_cancelled": lambda c: c.permissions > 0 and c.cancels > 0,
+    "sometimes_late_answer": lambda c: c.permissions > 0 and c.cancels > 0,
+    "sometimes_permission_to_second_client": lambda c: c.permissions > 0 and c.clients > 1,
+    "sometimes_two_commands": lambda c: "/c" in c.alphabet and c.clients * c.prompts + c.retries >= 2,
+    "sometimes_metadata_update": lambda c: c.meta,
+    "sometimes_failure_work_continues": lambda c: c.failures > 0,
+    "sometimes_cancel_finds_prompt_not_inserted": lambda c: c.cancels > 0,
+    "sometimes_internal_cancellation": _always,
     "sometimes_response_lost": _lost,
     "sometimes_retry": lambda c: c.retries > 0 and _lost(c),
     "sometimes_cancel_reaches_running_work": lambda c: c.cancels > 0,
@@ -222,8 +289,39 @@ def one_response_per_request(s: System):
 def every_prompt_answered(s: System):
     """Every prompt on a live connection is eventually answered."""
     for r in s.agent.reqs:
-        if not r.orphan and not r.answers and r.phase != "dropped":
+        if not r.orphan and not r.answers:
             return f"client {r.cid}'s session/prompt {r.rid} ({r.phase}) is never answered"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_prompt_work_ends",), on="state")
+def answered_before_its_work_ends(pre: System, step: Step):
+    """A prompt is answered before the work that took it ends normally: the response does not wait for processing."""
+    w = pre.agent.work
+    if w is None or w.cancelling or step.action[0] == "AgentFailWork":
+        return None  # a cancellation or a failure may end the work before the response
+    for m in _idles(step):
+        for r in pre.agent.reqs:
+            if r.ins and not r.answers and not r.orphan and r.mid in w.inputs:
+                return (
+                    f"the work that took message {r.mid} ended ({m[2] or 'no stop reason'}) before client "
+                    f"{r.cid}'s session/prompt {r.rid} was answered: the response waited for processing"
+                )
+    return None
+
+
+@_prop("step", witnesses=("sometimes_cancel_finds_prompt_not_inserted",), on=("AgentInsert", "err"), spec="2.4.0")
+def cancelled_prompt_never_inserted(pre: System, step: Step):
+    """A prompt that a session/cancel found not yet inserted is never inserted, and is answered -32800."""
+    if step.action[0] == "AgentInsert":
+        r = pre.agent.reqs[step.action[1]]
+        if r.cut:
+            return f"client {r.cid}'s session/prompt {r.rid} was inserted after a session/cancel found it not yet inserted"
+    for c, m in step.emitted:
+        if m[0] == "err" and m[2] != -32800:
+            r = _req_of(pre, c, m[1])
+            if r is not None and r.cut:
+                return f"client {c}'s session/prompt {m[1]}, cancelled by session/cancel, was answered {m[2]}, not -32800"
     return None
 
 
@@ -264,12 +362,18 @@ def rejected_submission_never_echoed(pre: System, step: Step):
 
 @_prop("eventually", witnesses=("sometimes_echo_to_two_clients",))
 def every_inserted_message_echoed(s: System):
-    """Every inserted message is eventually reported to every client attached at insertion."""
+    """Every inserted message eventually reaches every client attached at insertion whose connection stays up."""
     for m in s.agent.conv:
-        if m.owed:
-            who = [c for c in range(len(s.clients)) if m.owed >> c & 1]
-            return f"message {m.mid} is never reported to client(s) {who}"
+        if m.aud:
+            who = [c for c in range(len(s.clients)) if m.aud >> c & 1 and not _received(s.clients[c], m.mid)]
+            if who:
+                return f"message {m.mid} never reaches client(s) {who}, attached when it was inserted"
     return None
+
+
+def _received(cl, mid: int) -> bool:
+    """Has the client received a user message update for ``mid`` (not just its own optimistic copy)?"""
+    return any(key == mid and not opt for key, _, opt in cl.view)
 
 
 def _name(m: tuple) -> str:
@@ -284,7 +388,7 @@ def _name(m: tuple) -> str:
 @_prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"), on="AgentFailWork")
 def failed_work_ends_with_error_idle(pre: System, step: Step):
     """A failure that stops work after insertion ends it with an idle carrying stopReason error."""
-    if step.action == ("AgentFailWork", "stops-work"):
+    if step.action[:2] == ("AgentFailWork", "stops-work"):
         if not pre.agent.attached:
             # No connection to report on: the agent must still be idle afterwards.
             a = step.state.agent
@@ -366,6 +470,137 @@ def ended_work_reported_idle(s: System):
     return None
 
 
+@_prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_work_continues"), on="state")
+def error_idle_only_for_failure(pre: System, step: Step):
+    """An idle says stopReason error only when a failure ended the foreground work (or repeats that idle)."""
+    for m in _idles(step):
+        if m[2] != "error":
+            continue
+        a = pre.agent
+        if step.action[:2] == ("AgentFailWork", "stops-work") and a.work is not None:
+            continue
+        if a.work is None and a.fg == IDLE and a.stop == "error":
+            continue  # a repeated or resume snapshot carries the last stop reason
+        return f"{_what(step)} sent an idle with stopReason error, and no failure ended foreground work"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_work_ends"), on="state")
+def cancelled_idle_only_for_cancel(pre: System, step: Step):
+    """An idle says stopReason cancelled only when a session/cancel ended the work (or repeats that idle)."""
+    for m in _idles(step):
+        if m[2] != "cancelled":
+            continue
+        a = pre.agent
+        if a.work is not None and a.work.cancelling:
+            continue
+        if a.work is None and a.fg == IDLE and a.stop == "cancelled":
+            continue  # a repeated or resume snapshot
+        return f"{_what(step)} sent an idle with stopReason cancelled for work no session/cancel reached"
+    return None
+
+
+#: The steps that may change the foreground state: work starts, blocks,
+#: resumes or ends, a permission holder is lost, a resume sends its snapshot.
+_STATE_STEPS = frozenset({
+    "AgentBeginWork", "AgentInitiateWork", "AgentRequestPermission", "AgentEndWork", "AgentFailWork",
+    "AgentResume", "ConnectionLost",
+})
+
+
+@_prop("step", witnesses=("sometimes_failure_work_continues", "sometimes_error_response"), on="state")
+def state_changes_only_with_work(pre: System, step: Step):
+    """A state_update is sent only when foreground work starts, blocks, resumes or ends, or as a resume snapshot."""
+    name = step.action[0]
+    if name in _STATE_STEPS or (name == "AgentReceive" and step.action[2] == "perm_ans"):
+        return None
+    states = _states(step)
+    if states:
+        shown = ", ".join(m[1] + (f" stopReason={m[2]}" if m[2] else "") for m in states)
+        return f"{_what(step)} sent state_update {shown}, though it neither starts, blocks, resumes nor ends work"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_work_ends",), level="SHOULD", on="state", spec="2.4.0")
+def idle_ending_work_has_stop_reason(pre: System, step: Step):
+    """The idle that ends foreground work carries a stop reason."""
+    if pre.agent.work is not None:
+        for m in _idles(step):
+            if not m[2]:
+                return f"{_what(step)} ended foreground work with an idle that carries no stop reason"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_failure_ends_work",), level="SHOULD", on="AgentFailWork")
+def error_idle_carries_details(pre: System, step: Step):
+    """An error idle carries the error object of the failure when the agent has one."""
+    if step.action[:2] == ("AgentFailWork", "stops-work") and "no-details" not in step.action:
+        for m in _idles(step):
+            if m[2] == "error" and not m[3]:
+                return "a failure with details (-32000) ended the work with an error idle that carries no error object"
+    return None
+
+
+_KNOWN_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error", "")
+
+
+@_prop("step", witnesses=("sometimes_work_ends",), on="state", spec="2.4.0")
+def stop_reason_known_or_custom(pre: System, step: Step):
+    """A stop reason is one the schema names or a custom one beginning with `_`."""
+    for m in _idles(step):
+        if m[2] not in _KNOWN_STOP_REASONS and not m[2].startswith("_"):
+            return f"an idle carries stopReason {m[2]!r}: neither a stop reason of the schema nor `_`-prefixed"
+    return None
+
+
+@_prop("eventually", witnesses=("sometimes_cancel_ends_work",))
+def cancelled_work_ends(s: System):
+    """Work a session/cancel reached eventually ends, whether or not its permission request is answered."""
+    w = s.agent.work
+    if w is not None and w.cancelling:
+        return f"work #{w.serial}, which a session/cancel reached, never ends"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_permission_cancelled",), on="state", spec="2.4.0")
+def cancelled_work_never_resumes(pre: System, step: Step):
+    """Work a session/cancel reached never reports running or requires_action again."""
+    w = pre.agent.work
+    if w is not None and w.cancelling:
+        for m in _states(step):
+            if m[1] != IDLE:
+                return f"work #{w.serial}, which a session/cancel reached, reported {m[1]} again ({_what(step)})"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_late_answer",), level="SHOULD", on="AgentReceive", spec="2.4.0")
+def late_answer_ignored(pre: System, step: Step):
+    """An answer to a permission request the agent no longer waits for changes no state."""
+    if step.action[0] == "AgentReceive" and step.action[2] == "perm_ans":
+        w = pre.agent.work
+        pid = pre.up[step.action[1]][0][1]
+        if (w is None or w.cancelling or w.perm != pid) and _states(step):
+            return f"a late answer to permission request {pid} changed the state: {_states(step)[0][1]}"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_permission_cancelled",), level="SHOULD", on="AgentReceive", spec="2.4.0")
+def cancelled_permission_requests_cancelled(pre: System, step: Step):
+    """When session/cancel finds the work waiting for a permission answer, the agent cancels that request with $/cancel_request."""
+    if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
+        w = pre.agent.work
+        if w is not None and not w.cancelling and w.perm:
+            if not any(m == ("perm_cancel", w.perm) for _, m in step.emitted):
+                return f"session/cancel stopped work #{w.serial} and its permission request {w.perm} was not cancelled"
+    return None
+
+
+def _what(step: Step) -> str:
+    """The step, for a message: its action label."""
+    name, *args = step.action
+    return f"{name}({', '.join(repr(a) for a in args)})"
+
+
 # ---------------------------------------------------------------------------
 # Clients
 # ---------------------------------------------------------------------------
@@ -373,13 +608,18 @@ def ended_work_reported_idle(s: System):
 
 @_prop("always", witnesses=("sometimes_echo_before_response", "sometimes_echo_after_response"))
 def single_canonical_copy(s: System):
-    """A client holds one copy of its acknowledged message, whatever the order of response and echo."""
+    """A client shows its acknowledged message exactly once, under the ID the response returned."""
     for c, cl in enumerate(s.clients):
         for sub in cl.subs:
-            if sub.mid and sub.status == "acknowledged":
-                n = sum(1 for key, _, _ in cl.view if key == sub.mid or key == -sub.rid)
-                if n > 1:
-                    return f"client {c} shows its prompt {sub.rid} (message {sub.mid}) {n} times"
+            if sub.status != "acknowledged":
+                continue
+            r = _req_of_any(s, c, sub.rid)
+            got = [a[1] for a in r.answers if a[0] == "ok"] if r is not None else []
+            if got and sub.mid != got[0]:
+                return f"client {c} associates its prompt {sub.rid} with message {sub.mid}; its response returned {got[0]}"
+            n = sum(1 for key, _, _ in cl.view if key == sub.mid or key == -sub.rid)
+            if n != 1:
+                return f"client {c} shows its acknowledged prompt {sub.rid} (message {sub.mid}) {n} times"
     return None
 
 
@@ -399,13 +639,15 @@ def association_points_at_own_submission(s: System):
     return None
 
 
-@_prop("always", witnesses=("sometimes_chunked_replay_over_held_copy",))
+@_prop("always", witnesses=("sometimes_chunked_replay_over_held_copy", "sometimes_metadata_update"))
 def client_content_matches_agent(s: System):
-    """A client's copy of a message never holds more than the agent's content (no duplicated chunks)."""
+    """Once every update for a message has reached a client, its copy holds exactly the agent's content."""
     content = {m.mid: (m.content,) for m in s.agent.conv}
     for c, cl in enumerate(s.clients):
         for key, got, opt in cl.view:
-            if key > 0 and not opt and key in content and got not in ((), content[key]):
+            if key > 0 and not opt and key in content and got != content[key]:
+                if got == () and (cl.cut or any(m[0] in ("um", "chunk") and m[1] == key for m in s.down[c])):
+                    continue  # the rest of the update is on its way, or was lost with the connection
                 return f"client {c} holds {list(got)} for message {key}, the agent holds {list(content[key])}"
     return None
 
@@ -451,6 +693,28 @@ def client_sees_current_state(s: System):
     for c, cl in enumerate(s.clients):
         if not s.down[c] and cl.fg != a.fg:
             return f"client {c} has received everything and believes the session is {cl.fg}; it is {a.fg}"
+    return None
+
+
+@_prop("eventually", witnesses=("sometimes_permission_cancelled",), spec="2.4.0")
+def client_answers_cancelled_permission(s: System):
+    """A client answers every permission request the agent cancelled."""
+    for c, cl in enumerate(s.clients):
+        for pid, st in cl.perms:
+            if st == "cancelled":
+                return f"client {c} never answers permission request {pid}, which the agent cancelled"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_permission_cancelled",), on="ClientAnswerPermission", spec="2.4.0")
+def cancelled_permission_answered_cancelled(pre: System, step: Step):
+    """A client answers a permission request the agent cancelled with the cancelled outcome."""
+    if step.action[0] == "ClientAnswerPermission":
+        c, pid = step.action[1], step.action[2]
+        if (pid, "cancelled") in pre.clients[c].perms:
+            sent = step.state.up[c][-1]
+            if sent[0] == "perm_ans" and sent[2] != "cancelled":
+                return f"client {c} answered permission request {pid}, which the agent cancelled, with {sent[2]!r}"
     return None
 
 
@@ -540,17 +804,26 @@ def retry_does_not_duplicate(s: System):
 
 @_prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",), on="AgentReceive")
 def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
-    """A session/cancel stops only the work that was running when the client sent it."""
+    """A session/cancel stops only the work that was running when the client sent it, or work for the sender's own prompt."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
         w = pre.agent.work
-        sent_during = pre.up[step.action[1]][0][1]
-        if w is not None and not w.cancelling and w.serial != sent_during:
+        c = step.action[1]
+        sent_during = pre.up[c][0][1]
+        reqs = pre.agent.reqs
+        # Work for a prompt the sender had sent before the cancel (work before its
+        # insertion, or work that took its message) is the work it asked to stop:
+        # 2.4.0 "Cancels a session's foreground work and its prompts not yet inserted."
+        own = w is not None and (
+            (w.hook and reqs[w.hook - 1].cid == c) or any(r.cid == c and r.ins and r.mid in w.inputs for r in reqs)
+        )
+        stopped = step.state.agent.work is not None and step.state.agent.work.cancelling
+        if w is not None and not w.cancelling and stopped and w.serial != sent_during and not own:
             seen = f"work #{sent_during}" if sent_during else "no work"
             return f"client {step.action[1]} sent session/cancel while {seen} ran; it stopped work #{w.serial}"
     return None
 
 
-@_prop("always", expect="open_question", witnesses=("sometimes_client_resumed",))
+@_prop("always", expect="open_question", witnesses=("sometimes_client_resumed",), expect_240="must_hold")
 def resumed_client_sees_current_state(s: System):
     """A resumed client that has received everything sent to it sees the current foreground state."""
     a = s.agent
@@ -565,10 +838,11 @@ def resumed_client_sees_current_state(s: System):
 # ---------------------------------------------------------------------------
 
 
-def _sometimes(*on: str):
+def _sometimes(*on: str, lenient_240: bool = False):
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
-        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn, on=_on(on), applies=_APPLIES.get(fn.__name__, _always)))
+        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn, on=_on(on),
+                                   applies=_APPLIES.get(fn.__name__, _always), lenient_240=lenient_240))
         return fn
 
     return register
@@ -611,7 +885,7 @@ def sometimes_cancel_request_after_answer(pre, step):
 @_sometimes("AgentFailWork")
 def sometimes_failure_before_response(pre, step):
     """Work fails after insertion and before the prompt's response."""
-    if step.action == ("AgentFailWork", "stops-work"):
+    if step.action[:2] == ("AgentFailWork", "stops-work"):
         w = pre.agent.work
         return any(r.phase == "inserted" and not r.answers and r.mid in w.inputs for r in pre.agent.reqs)
     return False
@@ -657,7 +931,7 @@ def sometimes_echo_to_two_clients(pre, step):
 @_sometimes("AgentFailWork")
 def sometimes_failure_ends_work(pre, step):
     """A failure stops foreground work."""
-    return step.action == ("AgentFailWork", "stops-work")
+    return step.action[:2] == ("AgentFailWork", "stops-work")
 
 
 @_sometimes("state")
@@ -685,15 +959,21 @@ def sometimes_unfinished_tool_at_failure(pre, step):
     """A failure stops work while a tool call is unfinished."""
     w = pre.agent.work
     return (
-        step.action == ("AgentFailWork", "stops-work")
+        step.action[:2] == ("AgentFailWork", "stops-work")
         and any(st not in ("completed", "failed") for _, st in w.tools)
     )
 
 
 @_sometimes("state")
 def sometimes_error_idle(pre, step):
-    """An idle carries stopReason error with an error object."""
-    return any(m[2] == "error" and m[3] for m in _idles(step))
+    """An idle carries stopReason error."""
+    return any(m[2] == "error" for m in _idles(step))
+
+
+@_sometimes("state")
+def sometimes_error_idle_without_details(pre, step):
+    """An error idle carries no error object (the agent has no details)."""
+    return any(m[2] == "error" and not m[3] for m in _idles(step))
 
 
 @_sometimes("state")
@@ -821,6 +1101,137 @@ def sometimes_cancel_reaches_running_work(pre, step):
 def sometimes_client_resumed(pre, step):
     """A client completes a resume."""
     return any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))
+
+
+@_sometimes("state")
+def sometimes_prompt_work_ends(pre, step):
+    """Work that took a prompt's message ends normally."""
+    w = pre.agent.work
+    return (
+        w is not None and not w.cancelling and bool(w.inputs)
+        and any(m[2] not in ("error", "cancelled") for m in _idles(step))
+    )
+
+
+@_sometimes("AgentFailAndRetry", "AgentFailInBackground")
+def sometimes_failure_work_continues(pre, step):
+    """A failure is reported by a notice and the work (or the idle session) goes on."""
+    return step.action[0] in ("AgentFailAndRetry", "AgentFailInBackground")
+
+
+@_sometimes("state")
+def sometimes_custom_stop_reason(pre, step):
+    """Work ends with a custom `_` stop reason."""
+    return any(m[2].startswith("_") for m in _idles(step))
+
+
+@_sometimes("state", lenient_240=True)
+def sometimes_idle_without_stop_reason(pre, step):
+    """Work ends with an idle that carries no stop reason."""
+    return pre.agent.work is not None and any(not m[2] for m in _idles(step))
+
+
+@_sometimes("AgentBeginWork", "AgentInitiateWork")
+def sometimes_start_blocked(pre, step):
+    """Work starts blocked on a permission request (requires_action without running first)."""
+    return "blocked" in step.action
+
+
+@_sometimes("AgentRejectPrompt")
+def sometimes_internal_cancellation(pre, step):
+    """The agent cancels a prompt not yet inserted on its own (-32800)."""
+    return step.action[0] == "AgentRejectPrompt" and step.action[2] == "cancelled"
+
+
+@_sometimes("tool")
+def sometimes_update_after_cancel(pre, step):
+    """Work a session/cancel reached still reports a tool call before its idle."""
+    w = pre.agent.work
+    return w is not None and w.cancelling and step.action[0] == "AgentToolCall"
+
+
+@_sometimes("AgentInsert")
+def sometimes_queued_insert(pre, step):
+    """A prompt is inserted while work runs, and left for later work to process."""
+    return step.action[0] == "AgentInsert" and "queued" in step.action
+
+
+@_sometimes("ClientResume")
+def sometimes_resume_while_connected(pre, step):
+    """A client resumes the session on the connection it still has."""
+    return step.action[0] == "ClientResume" and pre.clients[step.action[1]].connected
+
+
+@_sometimes("um", "chunk")
+def sometimes_replay_after_live(pre, step):
+    """A message is replayed, under its own ID, to a client that received it live."""
+    for c, m in step.emitted:
+        if m[0] in ("um", "chunk") and m[3] and _received(pre.clients[c], m[1]):
+            return True
+    return False
+
+
+@_sometimes("tool")
+def sometimes_tool_starts_running(pre, step):
+    """A tool call is first reported already in_progress."""
+    return step.action[0] == "AgentToolCall" and step.action[2] == "start-running"
+
+
+@_sometimes("AgentBeginWork")
+def sometimes_running_before_insertion(pre, step):
+    """Foreground work runs before the prompt it runs for is inserted (a foreground hook)."""
+    return step.action[:2] == ("AgentBeginWork", "before-insertion")
+
+
+@_sometimes("perm_cancel")
+def sometimes_permission_cancelled(pre, step):
+    """The agent cancels the permission request of cancelled work with $/cancel_request."""
+    return _sent(step, "perm_cancel")
+
+
+@_sometimes("AgentReceive")
+def sometimes_late_answer(pre, step):
+    """A permission answer reaches the agent after it stopped waiting for it."""
+    if step.action[0] == "AgentReceive" and step.action[2] == "perm_ans":
+        w = pre.agent.work
+        return w is None or w.cancelling or w.perm != pre.up[step.action[1]][0][1]
+    return False
+
+
+@_sometimes("perm")
+def sometimes_permission_to_second_client(pre, step):
+    """A permission request goes to one of two attached clients, the other not the first."""
+    return any(m[0] == "perm" and c > 0 for c, m in step.emitted)
+
+
+@_sometimes("AgentInsert")
+def sometimes_two_commands(pre, step):
+    """Two locally handled commands are inserted in one run."""
+    return step.action[0] == "AgentInsert" and sum(m.kind == "command" for m in step.state.agent.conv) >= 2
+
+
+@_sometimes("um")
+def sometimes_metadata_update(pre, step):
+    """A metadata-only user_message update follows a message's content."""
+    return any(m[0] == "um" and m[2] is None for _, m in step.emitted)
+
+
+@_sometimes("AgentReceive")
+def sometimes_cancel_finds_prompt_not_inserted(pre, step):
+    """A session/cancel reaches the agent while a prompt is not yet inserted."""
+    if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
+        return any(r.phase in ("received", "held", "reserved") for r in pre.agent.reqs)
+    return False
+
+
+@_sometimes("AgentResume")
+def sometimes_acknowledged_live_only_not_replayed(pre, step):
+    """A replay leaves out an acknowledged live-only message."""
+    if step.action[0] == "AgentResume" and step.action[2] != "none":
+        acked = {r.mid for r in pre.agent.reqs if any(a[0] == "ok" for a in r.answers)}
+        return any(not m.retained and m.mid in acked for m in pre.agent.conv)
+    return False
+
 
 
 BY_ID: dict[str, Property] = {p.id: p for p in PROPERTIES}

@@ -92,6 +92,7 @@ class Req(NamedTuple):
     orphan: bool  # its connection is gone: a response would go nowhere
     ins: bool  # ghost: was ever inserted
     hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
+    cut: bool  # ghost: a session/cancel that covers prompts (2.4.0) reached the agent before its insertion
 
 
 class Msg(NamedTuple):
@@ -104,6 +105,7 @@ class Msg(NamedTuple):
     kind: str  # "prompt" | "command" | "import"
     owed: int  # bitmask of clients that are owed the live echo
     runs: int  # ghost: how often a command was executed
+    aud: int  # ghost: clients attached at insertion whose connection has not been lost since
 
 
 class Work(NamedTuple):
@@ -114,6 +116,7 @@ class Work(NamedTuple):
     tools: tuple  # ((tool id, ToolCallMachine state), ...)
     cancelling: bool  # session/cancel received
     perm: int  # outstanding permission request id (0 = none)
+    hook: int  # ghost: for work before insertion, 1 + the index of the request it runs for (0 = none)
 
 
 class Agent(NamedTuple):
@@ -151,10 +154,14 @@ class Client(NamedTuple):
     view: tuple
     subs: tuple  # (Sub, ...)
     fg: str  # last foreground state seen
-    perms: tuple  # permission request ids awaiting an answer
+    # permission requests awaiting an answer: ((pid, "open" | "ignored" |
+    # "cancelled"), ...); "ignored": the user sent session/cancel instead of
+    # answering; "cancelled": the agent cancelled it with $/cancel_request
+    perms: tuple
     next_rid: int
     submitted: int  # prompts submitted (retries not counted)
     done: tuple  # rids the client believes processed (only a buggy client fills it)
+    cut: bool  # ghost: a lost connection dropped agent messages on their way to it
 
 
 class Used(NamedTuple):
@@ -216,17 +223,18 @@ class Step(NamedTuple):
 #   ("prompt", rid, content)          session/prompt
 #   ("cancel_req", rid)               $/cancel_request for a prompt
 #   ("cancel", serial)                session/cancel (serial: ghost, the work running when sent)
-#   ("perm_ans", pid)                 response to session/request_permission
+#   ("perm_ans", pid, outcome)        response to session/request_permission ("selected" | "cancelled")
 #   ("resume", rid, replay)           session/resume [replayFrom: {type: "start"}]
 # Agent -> client:
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
 #   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
-#   ("um", mid, content, replay, token)  user_message (content: tuple; () = [])
+#   ("um", mid, content, replay, token)  user_message (content: tuple; () = []; None = omitted)
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
-#   ("tool", tid, status)             tool_call / tool_call_update
+#   ("tool", tid, status, first)      tool_call_update (first: the report that announces the call)
 #   ("perm", pid)                     session/request_permission
+#   ("perm_cancel", pid)              $/cancel_request for a permission request
 #   ("notice",)                       notice (advisory)
 #   ("error_update", code)            an error update (a rejected FAQ alternative only)
 #   ("resumed", rid)                  session/resume result
@@ -236,7 +244,7 @@ class Step(NamedTuple):
 def initial_state(cfg: Config) -> System:
     """A new session: idle, every client attached, nothing sent yet."""
     n = cfg.clients
-    client = Client(True, 0, False, (), (), IDLE, (), 1, 0, ())
+    client = Client(True, 0, False, (), (), IDLE, (), 1, 0, (), False)
     agent = Agent(IDLE, "", None, (), (), (), 1, (1 << n) - 1, (), frozenset(), (), 0)
     return System(agent, (client,) * n, ((),) * n, ((),) * n, Used())
 

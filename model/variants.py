@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import RFD_RULES, Rules
+from dataclasses import fields
+
+from .config import RFD_RULES, S240_RULES, Rules
 
 __all__ = ["Variant", "VARIANTS", "get_variant"]
 
@@ -38,7 +40,8 @@ class Variant:
         return RFD_RULES.with_(name=self.name, **dict(self.changes))
 
     def expectation(self, prop) -> str:
-        return dict(self.expect).get(prop.id, prop.expect)
+        """The property's expectation under this variant ("" when it is no rule of the variant's rule set)."""
+        return dict(self.expect).get(prop.id, prop.expectation(self.rules))
 
 
 def _v(name, summary, source, changes=None, expect=None, not_applicable=(), worse_on=()) -> Variant:
@@ -59,12 +62,12 @@ VARIANTS: dict[str, Variant] = {
         _v("rfd", "the RFD as written", "v2 Prompt Lifecycle RFD, revision 2026-10-01"),
         _v(
             "rfd+2.4.0",
-            "plus the 2.4.0 schema: a current state_update after replay and before the resume "
-            "response; session/cancel answers prompts not yet inserted with -32800",
-            "ResumeSessionResponse, StateUpdate and CancelSessionNotification of schema/v2 in "
-            "@agentclientprotocol/sdk@2.4.0",
-            {"resume_snapshot": "must", "cancel_rejects_held": "must"},
-            expect={"resumed_client_sees_current_state": "must_hold"},
+            "the rule set rfd+2.4.0: the RFD refined by the 2.4.0 schema text (a current state_update "
+            "after replay and before the resume response; session/cancel answers prompts not yet inserted "
+            "with -32800; the rules of the 2.4.0 text judged too)",
+            "the descriptions of schema/v2 in @agentclientprotocol/sdk@2.4.0",
+            {f.name: getattr(S240_RULES, f.name) for f in fields(Rules)
+             if f.name != "name" and getattr(S240_RULES, f.name) != getattr(RFD_RULES, f.name)},
         ),
         _v(
             "v1",
@@ -88,6 +91,11 @@ VARIANTS: dict[str, Variant] = {
                 "client_sees_current_state",
                 "resumed_client_sees_current_state",
                 "lost_response_recoverable",
+                "answered_before_its_work_ends",
+                "error_idle_only_for_failure",
+                "cancelled_idle_only_for_cancel",
+                "state_changes_only_with_work",
+                "error_idle_carries_details",
             ),
         ),
         _v(
@@ -116,7 +124,7 @@ VARIANTS: dict[str, Variant] = {
             "session/prompt is a notification: no response, no error for a rejected prompt",
             "FAQ: Prompt as a notification",
             {"prompt_response": False},
-            not_applicable=("success_carries_message_id", "one_response_per_request"),
+            not_applicable=("success_carries_message_id", "one_response_per_request", "answered_before_its_work_ends"),
             worse_on=("every_prompt_answered",),
         ),
         _v(

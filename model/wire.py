@@ -48,11 +48,8 @@ def client_message(msg: tuple) -> dict:
     if kind == "cancel":
         return {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}}
     if kind == "perm_ans":
-        return {
-            "jsonrpc": "2.0",
-            "id": f"perm_{msg[1]}",
-            "result": {"outcome": {"outcome": "selected", "optionId": "allow"}},
-        }
+        outcome = {"outcome": "cancelled"} if msg[2] == "cancelled" else {"outcome": "selected", "optionId": "allow"}
+        return {"jsonrpc": "2.0", "id": f"perm_{msg[1]}", "result": {"outcome": outcome}}
     if kind == "resume":
         params = {"sessionId": SESSION, "cwd": "/work"}
         if msg[2]:
@@ -75,11 +72,9 @@ def agent_message(msg: tuple) -> dict:
     if kind == "err":
         return {"jsonrpc": "2.0", "id": msg[1], "error": {"code": msg[2], "message": _ERROR_TEXT.get(msg[2], "Error")}}
     if kind == "um":
-        update = {
-            "sessionUpdate": "user_message",
-            "messageId": _mid(msg[1]),
-            "content": [{"type": "text", "text": t} for t in msg[2]],
-        }
+        update = {"sessionUpdate": "user_message", "messageId": _mid(msg[1])}
+        if msg[2] is not None:  # None: a metadata-only update, content omitted
+            update["content"] = [{"type": "text", "text": t} for t in msg[2]]
         if msg[4] is not None:
             update["_meta"] = {"correlationToken": f"tok_{msg[4][0]}_{msg[4][1]}"}
         return _update(update)
@@ -96,9 +91,9 @@ def agent_message(msg: tuple) -> dict:
         return _update(update)
     if kind == "tool":
         # v2 has no tool_call update: the first tool_call_update with a new
-        # toolCallId announces the call.
-        if msg[2] == "pending":
-            return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "title": "Run tool", "status": "pending"})
+        # toolCallId announces the call (msg[3]), with any status.
+        if len(msg) > 3 and msg[3]:
+            return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "title": "Run tool", "status": msg[2]})
         return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "status": msg[2]})
     if kind == "perm":
         return {
@@ -112,6 +107,8 @@ def agent_message(msg: tuple) -> dict:
                 "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}],
             },
         }
+    if kind == "perm_cancel":
+        return {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": f"perm_{msg[1]}"}}
     if kind == "error_update":
         return _update({"sessionUpdate": "error", "error": {"code": msg[1], "message": _ERROR_TEXT.get(msg[1], "Error")}})
     if kind == "notice":
@@ -164,6 +161,8 @@ def summary(msg: dict) -> str:
                 if "error" in u:
                     text += f" error={u['error']['code']}"
                 return text
+            if kind == "user_message" and "content" not in u:
+                return f"{kind} {u['messageId']} (metadata only)"
             if kind in ("user_message", "user_message_chunk"):
                 content = u["content"]
                 texts = [c["text"] for c in content] if isinstance(content, list) else [content["text"]]

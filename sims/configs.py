@@ -51,27 +51,37 @@ _DEFAULT = (
     _c("multi-client", clients=2),
     # One client, one prompt, one failure, one cancel, one tool call: failure
     # before/after insertion and before the response, $/cancel_request racing
-    # insertion, session/cancel, abort raising, unfinished tools. Excludes a
-    # second client and resume.
-    _c("failures", failures=1, cancels=1, tool_calls=1),
+    # insertion, session/cancel, abort raising, unfinished tools; work ends
+    # with end_turn, no stop reason or a custom one. Excludes a second client
+    # and resume.
+    _c("failures", failures=1, cancels=1, tool_calls=1, stop_reasons=("end_turn", "", "_custom")),
     # Foreground work before insertion (a hook) and agent-initiated work next
     # to a prompt, with one cancel: the session/cancel race between two pieces
     # of work. Excludes failures.
     _c("cancel-race", agent_work=1, cancels=1, hook=True),
     # A permission request and its answer, with a cancel and a tool call.
     _c("permission", permissions=1, tool_calls=1, cancels=1),
+    # A permission request to either of two clients: requires_action reaches
+    # both, the request one of them, and the other's prompt may be inserted
+    # meanwhile. Excludes cancels (the permission member has them), tool
+    # calls, early ID reservation, live-only prompts, chunked echoes.
+    _c("permission-2-clients", clients=2, permissions=1, reserve=False, live_only=False, chunks=False),
     # Connection loss, resume with and without replay, retry: the lost
     # response and what a resumed client knows. Excludes restarts.
     _c("lost-response", losses=1, resumes=1, retries=1),
     # A locally handled command, an agent restart and a resume: live-only and
     # retained commands, replay after restart. Excludes ordinary prompts.
     _c("restart", alphabet=("/c",), restarts=1, resumes=1),
+    # Two locally handled commands in one run, one work may take both.
+    # Excludes faults, resume, early ID reservation, chunked echoes.
+    _c("commands", alphabet=("/c",), prompts=2, reserve=False, chunks=False),
     # An imported message, a restart, a resume: IDs after restart, imported
     # messages in replay. One client, one ordinary prompt.
     _c("import", imports=1, restarts=1, resumes=1),
     # Real FIFO channels to the client as well (messages wait to be
-    # delivered): one client, one prompt, one failure, one cancel.
-    _c("fifo", failures=1, cancels=1, down_latency=True),
+    # delivered): one client, one prompt, one failure, one cancel, and a
+    # metadata-only user_message after a chunked echo.
+    _c("fifo", failures=1, cancels=1, down_latency=True, meta=True),
 )
 
 _TINY = (

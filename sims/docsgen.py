@@ -36,20 +36,31 @@ def clauses_markdown() -> str:
         "that the model relies on, and the refining sentences of the official v2 schema of "
         "`@agentclientprotocol/sdk@2.4.0` (source `2.4.0`). Each is checked by the "
         "properties named, or is out of scope for the reason given. Levels in *italics* "
-        "are implied: the sentence has no capitalised keyword.",
+        "are implied: the sentence has no capitalised keyword. *Mutants*: the faults of "
+        "`acp-lifecycle mutate` (`sims/mutate/mutants/` and the seeded bugs) that break the clause "
+        "and that its properties catch; `tests/test_mutate.py` shows, per clause, that one of them "
+        "changes a verdict of `check` (the credit is earned). A permission (MAY) is earned by a "
+        "mutant that takes the choice away, which only the witness citing it notices.",
         "",
-        "| clause | source | level | sentence | checked by |",
-        "|---|---|---|---|---|",
+        "| clause | source | level | sentence | checked by | mutants |",
+        "|---|---|---|---|---|---|",
     ]
     from acp_lifecycle.model.clauses import IMPLIED_LEVEL
+    from acp_lifecycle.sims.mutate import all_mutants
 
+    breaking: dict[str, list[str]] = {}
+    for m in all_mutants().values():
+        if not m.equivalent:
+            for cid in m.clauses:
+                breaking.setdefault(cid, []).append(m.name)
     for c in CLAUSES.values():
         level = f"*{c.level}*" if c.id in IMPLIED_LEVEL else c.level
         if c.id in cited:
             by = ", ".join(f"`{p}`" for p in cited[c.id])
         else:
             by = f"out of scope: {_cell(c.out_of_scope)}"
-        lines.append(f"| `{c.id}` | {c.source} | {level} | {_cell(c.text)} | {by} |")
+        mutants = ", ".join(f"`{n}`" for n in breaking.get(c.id, ()))
+        lines.append(f"| `{c.id}` | {c.source} | {level} | {_cell(c.text)} | {by} | {mutants} |")
     lines += [
         "",
         "# Properties",
@@ -57,23 +68,27 @@ def clauses_markdown() -> str:
         "Kinds: `always` (every reachable state), `step` (every transition), "
         "`eventually` (no terminal state or bottom strongly connected component leaves "
         "the obligation open), `sometimes` (some reachable step; the witnesses that show a "
-        "guarded situation happens).",
+        "guarded situation happens). *Rule of*: the rule sets that judge the property (`rfd+2.4.0`: "
+        "a rule of the 2.4.0 text, not applicable under `rfd`).",
         "",
-        "| property | kind | expect | level | claim | clauses | witnesses |",
-        "|---|---|---|---|---|---|---|",
+        "| property | kind | expect | level | rule of | claim | clauses | witnesses |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for p in PROPERTIES:
         if p.kind == "sometimes":
             continue
         clauses = ", ".join(f"`{c}`" for c in p.clauses)
         witnesses = ", ".join(f"`{w}`" for w in p.witnesses)
+        rule_of = "rfd+2.4.0" if p.spec == "2.4.0" else "both"
+        expect_240 = f" ({p.expect_240.replace('_', ' ')} under rfd+2.4.0)" if p.expect_240 else ""
         lines.append(
-            f"| `{p.id}` | {p.kind} | {p.expect.replace('_', ' ')} | {p.level} | {_cell(p.summary)} | {clauses} | {witnesses} |"
+            f"| `{p.id}` | {p.kind} | {p.expect.replace('_', ' ')}{expect_240} | {p.level} | {rule_of} | {_cell(p.summary)} | {clauses} | {witnesses} |"
         )
-    lines += ["", "## Witnesses", "", "| sometimes | situation |", "|---|---|"]
+    lines += ["", "## Witnesses", "", "| sometimes | situation | permission it shows the model uses |", "|---|---|---|"]
     for p in PROPERTIES:
         if p.kind == "sometimes":
-            lines.append(f"| `{p.id}` | {_cell(p.summary)} |")
+            shows = ", ".join(f"`{c}`" for c in p.clauses)
+            lines.append(f"| `{p.id}` | {_cell(p.summary)} | {shows} |")
     return "\n".join(lines) + "\n"
 
 

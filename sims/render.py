@@ -65,7 +65,7 @@ def _verdict_data(v: Verdict, where: str) -> dict:
     return {
         "id": p.id,
         "kind": p.kind,
-        "expect": p.expect,
+        "expect": v.expectation,
         "level": p.level,
         "summary": p.summary,
         "clauses": list(p.clauses),

@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from acp_lifecycle.model.config import RFD_RULES, Config, Rules
+from acp_lifecycle.model.config import RFD_RULES, S240_RULES, Config, Rules
 from acp_lifecycle.model.properties import BY_ID, PROPERTIES
 from acp_lifecycle.model.system import ERR_CANCELLED, ERR_FAILURE, IDLE, RUNNING, Step, System, initial_state, successors
 
@@ -125,6 +125,8 @@ def _get(name_or_scenario: str | Scenario) -> Scenario:
 def _check_properties(sc: Scenario, n: int, pre: System | None, state: System, step: Step | None) -> None:
     where = f"step {n} {action_text(step.action)}" if step is not None else "the initial state"
     for p in CHECKED:
+        if p.expectation(sc.rules) != "must_hold":
+            continue  # not a rule of the scenario's rule set
         if p.kind == "always":
             msg = p.check(state)
         elif step is not None:
@@ -668,7 +670,7 @@ def _insertion_wins(final: System, trace: Trace) -> None:
 
 # 14 --------------------------------------------------------------------------
 
-_RFD_240 = RFD_RULES.with_(name="rfd+2.4.0", cancel_rejects_held="must")
+_RFD_240 = S240_RULES
 _CANCEL_HELD = _cfg("session-cancel-held-prompt", hold=True, cancels=1, agent_work=1)
 
 
@@ -838,7 +840,7 @@ def _failed_tool(final: System, trace: Trace) -> None:
     """The failure sent tool call 1 failed and then the idle with stopReason error; no update followed it."""
     n = _step_no(trace, ("AgentFailWork", "stops-work"))
     sent = [m for _, m in trace[n - 1][1].emitted]
-    _check(sent == [("tool", 1, "failed"), ("state", IDLE, "error", ERR_FAILURE)],
+    _check(sent == [("tool", 1, "failed", False), ("state", IDLE, "error", ERR_FAILURE)],
            f"the failure should send tool call 1 failed, then the error idle; it sent {sent}")
     later = [m for k, _, m in _sent(trace, "tool") if k > n]
     _check(not later, f"no tool call update should follow the idle, got {later}")
@@ -876,7 +878,7 @@ def _no_replay(final: System, trace: Trace) -> None:
     "Broader v2 lifecycle follow-ups include cancellation races and current-state synchronization on resume.",
     _cfg("cancel-stops-next-work", clients=2, cancels=1, down_latency=False),
     [
-        submit(0), agent_gets(0), insert(0), BEGIN, ("ClientCancelSession", 0), END,
+        submit(0), agent_gets(0), insert(0), BEGIN, ("ClientCancelSession", 0), respond(0), END,
         submit(1), agent_gets(1), insert(1), BEGIN, agent_gets(0, "cancel"), ("AgentEndWork", "cancelled"),
     ],
 )
@@ -899,7 +901,7 @@ def _cancel_next(final: System, trace: Trace) -> None:
         ("AgentInitiateWork",), submit(0), agent_gets(0), ("ClientCancelSession", 1), agent_gets(1, "cancel"),
         ("AgentEndWork", "cancelled"),
     ],
-    rules=RFD_RULES.with_(name="rfd+2.4.0", cancel_rejects_held="must", resume_snapshot="must"),
+    rules=S240_RULES,
 )
 def _cancel_other(final: System, trace: Trace) -> None:
     """Client 0 never cancelled, yet its prompt was answered -32800 and never inserted."""

@@ -16,14 +16,14 @@ def run(capsys, *argv):
 def test_check_on_tiny_passes_and_prints_the_table(capsys):
     code, out, err = run(capsys, "check", "--config", "tiny")
     assert code == 0
-    assert "success_only_after_insertion" in out and "All 62 verdicts match" in out
+    assert "success_only_after_insertion" in out and "All 96 verdicts match" in out
 
 
 def test_check_json_is_data(capsys):
     code, out, _ = run(capsys, "check", "--config", "failures", "--json")
     data = json.loads(out)
     assert code == 0 and data["ok"] is True
-    assert data["members"][0]["states"] == 860
+    assert data["members"][0]["states"] == 952
     by_id = {p["id"]: p for p in data["properties"]}
     race = by_id["inserted_prompt_never_rejected"]
     assert race["status"] == "holds" and race["clauses"]

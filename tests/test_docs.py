@@ -21,9 +21,11 @@ def test_every_must_clause_is_a_property_or_out_of_scope_with_a_reason():
 
 
 def test_every_property_cites_a_clause_and_every_citation_is_a_property():
+    # every rule cites a clause; a witness cites the permission (MAY) it shows the model uses
     ids = {p.id for p in PROPERTIES if p.kind != "sometimes"}
-    assert set(CITATIONS) == ids
-    assert all(CITATIONS[i] for i in ids)
+    witnesses = {p.id for p in PROPERTIES if p.kind == "sometimes"}
+    assert ids <= set(CITATIONS) <= ids | witnesses
+    assert all(CITATIONS[i] for i in CITATIONS)
 
 
 def test_the_readme_points_at_the_docs():

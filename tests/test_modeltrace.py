@@ -21,6 +21,9 @@ from test_transcript import VISIBLE  # noqa: E402
 # end-of-log rule can say "never": explain(..., complete=True), like the
 # rule-based checker's partial=False, catches it at the end of the log.
 EXPLAINED_BY_CORRECT_MODEL = {"never-echo"}
+# Visible bugs that break only a SHOULD: the model explains what the spec
+# allows (a lenient agent), and the rule-based monitor reports the SHOULD.
+SHOULD_ONLY = {"no-tool-terminal-before-error"}
 
 
 def _entries(lines):
@@ -71,6 +74,9 @@ def _counterexample(name):
 def test_visible_bugs_are_not_explained_by_the_correct_model(name):
     lines = export(_counterexample(name).trace)
     r = explain(_entries(lines))
+    if name in SHOULD_ONLY:
+        assert r.explained
+        return
     if name in EXPLAINED_BY_CORRECT_MODEL:
         assert r.explained
         r = explain(_entries(lines), complete=True)

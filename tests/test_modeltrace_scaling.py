@@ -26,9 +26,10 @@ def test_a_long_conforming_run_is_explained_with_a_few_nodes_per_line(clients):
     sizes = []
     for n in (100, 500):
         cut = bench.quiet_prefix(lines, n)
-        assert len(cut) > n * 0.8
+        assert len(cut) > n * 0.75
         r = explain(list(enumerate(cut, 1)), complete=True)
         assert r.explained, r.text()
         sizes.append(r.nodes / len(cut))
-    assert sizes[1] < 4 and sizes[1] < 2 * max(sizes[0], 1), sizes
+    # (the model agent makes more choices since issue 11: a little more room)
+    assert sizes[1] < 5 and sizes[1] < 2.5 * max(sizes[0], 1), sizes
 

@@ -75,7 +75,7 @@ def test_a_label_the_model_does_not_offer_raises_a_one_line_error_naming_the_ste
     msg = str(e.value)
     assert "\n" not in msg
     assert "step 3 AgentRespond(0) is not enabled" in msg
-    assert "enabled: AgentInsert(0, 'retained'), AgentRejectPrompt(0)" in msg
+    assert "enabled: AgentInsert(0, 'retained'), AgentRejectPrompt(0, 'invalid'), AgentRejectPrompt(0, 'cancelled')" in msg
 
 
 def test_an_unknown_action_name_is_reported_like_any_disabled_label():

@@ -21,15 +21,17 @@ from acp_lifecycle.sims.search.explore import explore
 # member: (representatives, transitions, depth, terminal) with symmetry on (the default);
 # tests/test_explore.py pins the same members without it
 PINNED = {
-    "tiny": (296, 539, 11, 4),
-    "multi-client": (1035, 3804, 14, 28),
-    "failures": (860, 3250, 13, 26),
-    "cancel-race": (1490, 4579, 13, 40),
-    "permission": (1318, 4230, 15, 30),
-    "lost-response": (3245, 10833, 17, 122),
-    "restart": (232, 453, 10, 60),
-    "import": (1001, 2632, 12, 127),
-    "fifo": (9882, 26900, 15, 16),
+    "tiny": (216, 383, 11, 6),
+    "multi-client": (907, 3088, 14, 48),
+    "failures": (952, 3784, 12, 44),
+    "cancel-race": (1550, 4529, 13, 48),
+    "permission": (1332, 4406, 13, 32),
+    "permission-2-clients": (854, 2664, 16, 20),
+    "lost-response": (4402, 13689, 17, 277),
+    "restart": (443, 1099, 10, 123),
+    "commands": (754, 1858, 14, 28),
+    "import": (1990, 6365, 12, 357),
+    "fifo": (12472, 33490, 15, 18),
 }
 
 

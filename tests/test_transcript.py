@@ -29,10 +29,10 @@ VISIBLE = {
     "end-turn-for-cancel": ("cancelled_work_ends_cancelled", 4),
     "second-stop-reason": ("no_second_stop_reason", 5),
     "tool-update-after-idle": ("no_update_after_idle_of_its_work", 6),
-    "error-beside-end-turn": ("error_only_with_error_stop_reason", 3),
+    "error-beside-end-turn": ("error_only_with_error_stop_reason", 4),
     "no-tool-terminal-before-error": ("tools_terminal_before_error_idle", 4),
-    "replay-chunks-without-reset": ("chunked_replay_resets_first", 4),
-    "replay-without-replay-from": ("no_replay_without_replay_from", 4),
+    "replay-chunks-without-reset": ("chunked_replay_resets_first", 3),
+    "replay-without-replay-from": ("no_replay_without_replay_from", 3),
 }
 # Bugs whose shortest counterexample ends in a step the wire cannot show, and why.
 INVISIBLE = {

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from acp_lifecycle.model.bugs import get_bug
-from acp_lifecycle.model.config import RFD_RULES
+from acp_lifecycle.model.config import RULE_SETS, rule_set
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import result_data, trace_lines
 from acp_lifecycle.sims.search.check import SuiteResult, check_suite
@@ -35,6 +35,8 @@ from .common import (
 def register(sub) -> None:
     p = sub.add_parser("check", help="explore a configuration exhaustively and check every property")
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
+    p.add_argument("--rules", choices=tuple(RULE_SETS), default="rfd",
+                   help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
     p.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
     add_json(p, "print the result as JSON (traces included unless --no-traces)")
     p.add_argument("--max-states", type=positive_int, default=3_000_000, help="stop with an error past this many states per member")
@@ -68,7 +70,7 @@ def _check_bridge(args) -> int:
     from acp_lifecycle.sims.bridge import BRIDGE_BUGS, explore_bridge
     from acp_lifecycle.sims.bridge import PROPERTIES as BRIDGE_PROPERTIES
 
-    refuse_options(args, "with --bridge (it checks fixed members under the RFD's rules)", "--config", "--bug",
+    refuse_options(args, "with --bridge (it checks fixed members under the RFD's rules)", "--config", "--bug", "--rules",
                    "--max-states", "--no-traces", "--diagrams", "--export-traces", "--force", "--workers", "--dask",
                    "--no-symmetry")
     to = args.bridge[3:]
@@ -151,7 +153,7 @@ def _check(args) -> int:
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
-    rules = get_bug(args.bug).rules if args.bug is not None else RFD_RULES
+    rules = get_bug(args.bug).on(rule_set(args.rules)) if args.bug is not None else rule_set(args.rules)
     if args.export_traces is not None:
         output_dir(args.export_traces, option="--export-traces", force=args.force)
     if args.diagrams is not None:
@@ -279,7 +281,7 @@ def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
     for pid, v in r.verdicts.items():
         style = _STYLE.get(v.outcome, "bold red")
         steps = str(len(v.trace)) if v.trace else ""
-        expect = v.prop.expect.replace("_", " ") + (" (SHOULD)" if v.prop.level == "SHOULD" else "")
+        expect = (v.expectation or "n/a").replace("_", " ") + (" (SHOULD)" if v.prop.level == "SHOULD" else "")
         rows.append([pid, v.prop.kind, expect, f"[{style}]{v.outcome}[/]", steps, r.found_in[pid]])
     print_table(out, [Column("property", key=True), Column("kind"), Column("expect"), Column("verdict"),
                       Column("steps", justify="right"), Column("member")], rows)

@@ -7,7 +7,7 @@ it holds (or, for ``sometimes``, is unreached).
 >>> from acp_lifecycle.sims.configs import get_suite
 >>> r = check_suite(get_suite("tiny"))
 >>> r.members[0].states
-296
+216
 """
 
 from __future__ import annotations

@@ -46,26 +46,39 @@ class Verdict:
     ending: str = ""
     #: whether the configuration can exhibit the property's situation at all
     applicable: bool = True
+    #: the expectation under the rules checked (``Property.expectation``); None:
+    #: the property's own; "": the property is no rule of the rule set checked
+    expect: str | None = None
+
+    @property
+    def expectation(self) -> str:
+        return self.prop.expect if self.expect is None else self.expect
 
     @property
     def outcome(self) -> str:
         """What the verdict means against the property's expectation."""
-        exp = self.prop.expect
-        if not self.applicable and self.status in ("holds", "unreached") and exp != "must_hold":
+        exp = self.expectation
+        if exp == "":
+            return "not applicable"
+        if not self.applicable and self.status in ("holds", "unreached") and exp not in ("must_hold", "should"):
             return "not applicable"
         if self.prop.kind == "sometimes":
             return "reached" if self.status == "reached" else "NOT REACHED"
         if self.status == "holds":
-            return "holds" if exp == "must_hold" else "NOT CONFIRMED"
+            return "holds" if exp in ("must_hold", "should") else "NOT CONFIRMED"
         return {
             "must_hold": "VIOLATED",
+            "should": "SHOULD not followed",
             "known_limitation": "limitation confirmed",
             "open_question": "open question confirmed",
         }[exp]
 
     @property
     def ok(self) -> bool:
-        return self.outcome in ("holds", "reached", "limitation confirmed", "open question confirmed", "not applicable")
+        return self.outcome in (
+            "holds", "reached", "limitation confirmed", "open question confirmed", "not applicable",
+            "SHOULD not followed",
+        )
 
 
 @dataclass
@@ -102,7 +115,7 @@ def explore(
     workers: int = 1,
     cluster=None,
 ) -> Result:
-    """Explore every state reachable under ``cfg`` and ``rules``; check every property.
+    """Explore every state reachable under ``cfg`` and ``rules``; check every property of the rule set.
 
     ``symmetry``: store one representative per class of states that differ
     only in client names and message IDs (``model/symmetry.py``); verdicts
@@ -110,17 +123,20 @@ def explore(
     ``workers``: processes searching in parallel (same states, same
     lengths); ``cluster``: a Dask client to search on (``sims.search.dask``).
     """
-    props = PROPERTIES if properties is None else properties
+    every = PROPERTIES if properties is None else properties
+    expect = {p.id: p.expectation(rules) for p in every}
+    props = [p for p in every if expect[p.id] != ""]  # the others are no rules of this rule set
     t0 = time.perf_counter()
     out = search(cfg, rules, props, symmetry=symmetry, workers=workers, max_states=max_states,
                  progress=progress, cluster=cluster)
     verdicts: dict[str, Verdict] = {}
-    for p in props:
+    for p in every:
         if p.id in out.verdicts:
             status, message, trace, ending = out.verdicts[p.id]
             verdicts[p.id] = Verdict(p, status, message, trace, ending)
         else:
             verdicts[p.id] = Verdict(p, "unreached" if p.kind == "sometimes" else "holds", applicable=p.applies(cfg))
+        verdicts[p.id].expect = expect[p.id]
     return Result(cfg, rules, out.states, out.transitions, out.depth, time.perf_counter() - t0, verdicts,
                   out.terminal_states, out.symmetry, out.workers, out.collision)
 

@@ -171,9 +171,12 @@ def make_machine(
 
     The class's ``record`` (a ``_Record``) accumulates what all its runs saw.
     """
-    always = [p for p in PROPERTIES if p.kind == "always"]
-    select = _dispatch([p for p in PROPERTIES if p.kind in ("step", "sometimes")])
-    eventually = [p for p in PROPERTIES if p.kind == "eventually"]
+    # the rules of the rule set only; a SHOULD a lenient agent may skip is not a failure
+    props = [p for p in PROPERTIES if p.expectation(rules)]
+    must = {p.id for p in props if p.expectation(rules) == "must_hold"}
+    always = [p for p in props if p.kind == "always"]
+    select = _dispatch([p for p in props if p.kind in ("step", "sometimes")])
+    eventually = [p for p in props if p.kind == "eventually"]
     record = _Record()
     live: dict = {}  # the machine instance currently running (for the bundle filter)
 
@@ -203,12 +206,12 @@ def make_machine(
             raise PropertyViolation(p.id, msg)
 
         def _violated(self, p: Property, msg: str) -> None:
-            if p.expect == "must_hold":
+            if p.id in must:
                 self._fail(p, msg)
             record.limitations.setdefault(p.id, msg)
 
         def _check_always(self, p: Property) -> None:
-            if p.expect != "must_hold" and p.id in record.limitations:
+            if p.id not in must and p.id in record.limitations:
                 return  # already observed: no need to look again
             msg = p.check(self.state)
             if msg:
@@ -219,7 +222,7 @@ def make_machine(
             self.trace.append((pre, step))
             for p in select(step):
                 if p.kind == "step":
-                    if p.expect != "must_hold" and p.id in record.limitations:
+                    if p.id not in must and p.id in record.limitations:
                         continue
                     msg = p.check(pre, step)
                     if msg:
@@ -266,7 +269,7 @@ def make_machine(
                 record.unterminated += 1
                 return
             for p in eventually:
-                if p.expect != "must_hold" and p.id in record.limitations:
+                if p.id not in must and p.id in record.limitations:
                     continue
                 msg = p.check(self.state)
                 if msg:

@@ -112,7 +112,8 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         if method is None and "id" in msg and request_method in (None, "session/request_permission"):
             if request_method is None and "outcome" not in (msg.get("result") or {}):
                 return None
-            return ("perm_ans", _key(msg.get("id")))
+            outcome = ((msg.get("result") or {}).get("outcome") or {}).get("outcome")
+            return ("perm_ans", _key(msg.get("id")), "cancelled" if outcome == "cancelled" else "selected")
         return None
     if sender != "agent":
         return None
@@ -136,6 +137,8 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         return None
     if method == "session/request_permission":
         return ("perm", _key(msg.get("id")))
+    if method == "$/cancel_request":
+        return ("perm_cancel", _key(params.get("requestId")))
     if method != "session/update":
         return None
     u = params.get("update")
@@ -143,15 +146,20 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         return None
     kind = u.get("sessionUpdate")
     if kind == "user_message":
+        if "content" not in u:
+            return ("um", _key(u.get("messageId")), None)  # metadata only
         content = u.get("content")
-        syms = tuple(symbol(b.get("text")) for b in content if isinstance(b, dict)) if isinstance(content, list) else ("a",)
+        syms = tuple(symbol(b.get("text")) for b in content if isinstance(b, dict)) if isinstance(content, list) else ()
         return ("um", _key(u.get("messageId")), syms)
     if kind == "user_message_chunk":
         return ("chunk", _key(u.get("messageId")), symbol(_first_text(u.get("content"))))
     if kind == "state_update":
         err = u.get("error")
         code = err.get("code", 0) if isinstance(err, dict) else (0 if err is None else err)
-        return ("state", u.get("state"), u.get("stopReason") or "", code or 0)
+        stop = u.get("stopReason") or ""
+        if isinstance(stop, str) and stop.startswith("_"):
+            stop = "_custom"  # the model's one custom stop reason stands for every `_` value
+        return ("state", u.get("state"), stop, code or 0)
     if kind in ("tool_call", "tool_call_update"):
         return ("tool", _key(u.get("toolCallId")), u.get("status", "pending"))
     if kind == "notice":
@@ -268,7 +276,8 @@ def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], 
     ``explain`` tries them first, then the full bounds."""
     lines, nclients, _ = prepare(entries)
     prompts: dict[int, int] = {}
-    cancels = resumes = closed = restarts = perms = failures = running = 0
+    cancels = resumes = closed = restarts = perms = failures = running = blocked = 0
+    meta = False
     tools, acked, echoed = set(), set(), set()
     stops, alphabet = [], []
     fg = "idle"
@@ -305,16 +314,21 @@ def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], 
             acked.add(m[2])
         elif k in ("um", "chunk"):
             echoed.add(m[1])
+            if k == "um" and m[2] is None:
+                meta = True
         elif k == "state":
             if m[1] == "idle":
                 if m[2] == "error" or m[3]:
                     failures += 1
-                if m[2] and m[2] not in ("error", "cancelled") and m[2] in STOP_REASONS and m[2] not in stops:
+                normal = m[2] in STOP_REASONS or m[2] == "_custom" or (m[2] == "" and fg != "idle")
+                if normal and m[2] not in ("error", "cancelled") and m[2] not in stops:
                     stops.append(m[2])
                 fg = "idle"
             elif m[1] in ("running", "requires_action", "failed"):
                 if fg == "idle" and m[1] != "failed":
                     running += 1
+                if m[1] == "requires_action" and fg != "requires_action":
+                    blocked += 1  # each block spends a permission request (its request may be cut off)
                 fg = m[1]
     want = {
         "clients": nclients,
@@ -324,7 +338,7 @@ def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], 
         "losses": closed,
         "restarts": min(restarts, closed),
         "tool_calls": len(tools),
-        "permissions": perms,
+        "permissions": max(perms, blocked),
         "failures": failures,
         "imports": len(echoed - acked),
         "agent_work": running,
@@ -351,6 +365,7 @@ def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], 
         reserve=True,
         live_only=True,
         chunks=True,
+        meta=meta,
         down_latency=False,
         **want,
     )
@@ -457,8 +472,10 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
         return _bind(mp, rns, t[1], (c, mm[1]))
     if k == "resume":
         return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
-    if k in ("perm_ans", "perm"):
+    if k in ("perm", "perm_cancel"):
         return _bind(mp, "perm", t[1], mm[1])
+    if k == "perm_ans":
+        return mm[2] == t[2] and _bind(mp, "perm", t[1], mm[1])
     if k == "ok":
         return _bind(mp, rns, t[1], (c, mm[1])) and _bind(mp, "mid", t[2], mm[2])
     if k == "err":
@@ -468,7 +485,8 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
     if k == "resumed":
         return _bind(mp, rns, t[1], (c, mm[1]))
     if k == "um":
-        return tuple(symbol(x) for x in mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1])
+        same = mm[2] is None if t[2] is None else mm[2] is not None and tuple(symbol(x) for x in mm[2]) == t[2]
+        return same and _bind(mp, "mid", t[1], mm[1])
     if k == "chunk":
         return symbol(mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1])
     if k == "state":
@@ -515,6 +533,8 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
             msg["params"]["update"]["toolCallId"] = raw("tool", mm[1])
         elif k == "perm":
             msg["id"] = raw("perm", mm[1])
+        elif k == "perm_cancel":
+            msg["params"]["requestId"] = raw("perm", mm[1])
     return f"{label} {sender}: {summary(msg)}"
 
 
@@ -526,7 +546,11 @@ def explain(
     clamp: bool = False,
     complete: bool = False,
 ) -> Explanation:
-    """Does some run of the model (under ``rules``) explain the transcript?
+    """Does some run of the model (under ``rules``, lenient) explain the transcript?
+
+    The agent of the model may skip a SHOULD here (``Rules.lenient``): the
+    question is whether the transcript is allowed; the rule-based monitor
+    reports the SHOULDs.
 
     ``entries`` as ``sims.wire.transcript.parse_text`` returns them. ``cfg``
     overrides the bounds ``config_for`` derives; ``clamp`` clamps them to
@@ -538,6 +562,7 @@ def explain(
     otherwise the "line" after the last is unexplained (``at_end``) and
     ``allowed`` lists what the model would still have had to send.
     """
+    rules = rules.with_(lenient=True)
     lines, nclients, skipped = prepare(entries)
     derived, clamped, quick = _config_and_clamps(entries, clamp)
     if cfg is not None:
@@ -573,8 +598,11 @@ def _retain_all(s):
 def _forget(s):
     """Forget what no later step reads, so that runs differing only there meet:
     ``hooked`` of a request past insertion (it bounds the hook loop of requests
-    not yet inserted; phases never go back), and the ID a rejected request had
-    reserved (never sent, never inserted: only the ghost ``issued`` keeps it)."""
+    not yet inserted; phases never go back), the ID a rejected request had
+    reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
+    and the ghosts only properties read (``Msg.aud``, ``Req.cut``,
+    ``Client.cut``, ``Work.hook``): trace validation checks no property."""
+    s = _forget_ghosts(s)
     a = s.agent
     if not any((r.hooked and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
         return s
@@ -585,6 +613,22 @@ def _forget(s):
     )
     issued = tuple(e for e in a.issued if e[0] not in dead) if dead else a.issued
     return s._replace(agent=a._replace(reqs=reqs, issued=issued))
+
+
+def _forget_ghosts(s):
+    a = s.agent
+    if any(m.aud for m in a.conv):
+        a = a._replace(conv=tuple(m._replace(aud=0) if m.aud else m for m in a.conv))
+    if any(r.cut for r in a.reqs):
+        a = a._replace(reqs=tuple(r._replace(cut=False) if r.cut else r for r in a.reqs))
+    if a.work is not None and a.work.hook:
+        a = a._replace(work=a.work._replace(hook=0))
+    clients = s.clients
+    if any(cl.cut for cl in clients):
+        clients = tuple(cl._replace(cut=False) if cl.cut else cl for cl in clients)
+    if a is s.agent and clients is s.clients:
+        return s
+    return s._replace(agent=a, clients=clients)
 
 
 def _rename_mids(s, fmap: frozenset):
@@ -661,7 +705,7 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
                 eps = epochs
                 if lazy and step.action[0] == "ClientSubmitPrompt" and not _due(step.action, s, pos, lines, epochs):
                     continue
-                if step.action[0] == "ClientResume":
+                if step.action[0] == "ClientResume" and not s.clients[step.action[1]].connected:
                     c = step.action[1]
                     eps = epochs[:c] + (epochs[c] + 1,) + epochs[c + 1 :]
                 obs = _observable(s, step)

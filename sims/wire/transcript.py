@@ -67,8 +67,8 @@ def export(trace) -> list[dict]:
 
     for pre, step in trace:
         name = step.action[0]
-        if name == "ClientResume":
-            epoch[step.action[1]] = epoch.get(step.action[1], 0) + 1
+        if name == "ClientResume" and not pre.clients[step.action[1]].connected:
+            epoch[step.action[1]] = epoch.get(step.action[1], 0) + 1  # a resume on a new connection
         elif name in ("AgentReceive", "AgentResume"):
             c = step.action[1]
             lines.append({"conn": label(c), "from": "client", "msg": client_message(pre.up[c][0])})

@@ -1,0 +1,1 @@
+"""One mutant per file: each module defines ``MUTANT`` (see ``sims.mutate.core``)."""
