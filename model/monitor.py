@@ -307,6 +307,11 @@ def id_key(rid) -> str:
         return repr(rid)
 
 
+def _a(word) -> str:
+    """``word`` with its indefinite article: "an agent_message_chunk", "a tool_call"."""
+    return f"{'an' if str(word)[:1] in 'aeiou' else 'a'} {word}"
+
+
 def _show(rid) -> str:
     text = id_key(rid)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -623,10 +628,10 @@ class Monitor:
         if method == "session/update":
             update = _obj(params.get("update"))
             kind = update.get("sessionUpdate")
-            view = self._view_for_agent(n, conn, sid, f"a {kind}")
+            view = self._view_for_agent(n, conn, sid, _a(kind))
             self._update(n, conn, view, self._session(sid), sid, kind, update)
         elif method in ("session/request_permission", "elicitation/create") and sid is not None:
-            self._view_for_agent(n, conn, sid, f"a {method} request")
+            self._view_for_agent(n, conn, sid, f"{_a(method)} request")
         elif method == "$/cancel_request":
             target = conn.pending.get(("agent", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
@@ -644,7 +649,7 @@ class Monitor:
             mid = update.get("messageId")
             if resume is not None and not resume.replay:
                 self._add(n, "no_replay_without_replay_from",
-                          f"a {kind} for {_show(mid)} while resuming without replayFrom (request on line {resume.line})")
+                          f"{_a(kind)} for {_show(mid)} while resuming without replayFrom (request on line {resume.line})")
             if kind == "user_message":
                 if resume is not None and update.get("content") == []:
                     resume.cleared.add(mid)
@@ -699,7 +704,7 @@ class Monitor:
         items = _items(listed)
         if session.background_since and items is None:
             self._add(n, "background_on_every_state_update",
-                      f"a {state} state_update without a background list, reported since line {session.background_since}")
+                      f"{_a(state)} state_update without a background list, reported since line {session.background_since}")
         if items is not None:
             if not session.background_since:
                 session.background_since = n
