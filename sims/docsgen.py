@@ -40,14 +40,22 @@ def clauses_markdown() -> str:
         "`acp-lifecycle mutate` (`sims/mutate/mutants/` and the seeded bugs) that break the clause "
         "and that its properties catch; `tests/test_mutate.py` shows, per clause, that one of them "
         "changes a verdict of `check` (the credit is earned). A permission (MAY) is earned by a "
-        "mutant that takes the choice away, which only the witness citing it notices.",
+        "mutant that takes the choice away, which only the witness citing it notices. "
+        "*Wire rules*: the rules of `acp-lifecycle trace` (`model/monitor.py`) that judge the clause "
+        "on a real transcript (a MAY has none: nothing on the wire can break it).",
         "",
-        "| clause | source | level | sentence | checked by | mutants |",
-        "|---|---|---|---|---|---|",
+        "| clause | source | level | sentence | checked by | mutants | wire rules |",
+        "|---|---|---|---|---|---|---|",
     ]
     from acp_lifecycle.model.clauses import IMPLIED_LEVEL
     from acp_lifecycle.sims.mutate import all_mutants
 
+    from acp_lifecycle.model.monitor import RULES
+
+    wire: dict[str, list[str]] = {}
+    for rule in RULES.values():
+        for cid in rule.clauses:
+            wire.setdefault(cid, []).append(rule.id)
     breaking: dict[str, list[str]] = {}
     for m in all_mutants().values():
         if not m.equivalent:
@@ -60,7 +68,8 @@ def clauses_markdown() -> str:
         else:
             by = f"out of scope: {_cell(c.out_of_scope)}"
         mutants = ", ".join(f"`{n}`" for n in breaking.get(c.id, ()))
-        lines.append(f"| `{c.id}` | {c.source} | {level} | {_cell(c.text)} | {by} | {mutants} |")
+        rules = ", ".join(f"`{r}`" for r in wire.get(c.id, ()))
+        lines.append(f"| `{c.id}` | {c.source} | {level} | {_cell(c.text)} | {by} | {mutants} | {rules} |")
     lines += [
         "",
         "# Properties",
