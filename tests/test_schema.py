@@ -23,6 +23,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 import acp_lifecycle.sims.wire.schema as schema
+import acp_lifecycle.sims.wire.schema_source as schema_source
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire import step_messages
@@ -348,7 +349,7 @@ def test_pull_fetches_with_npm_replaces_a_corrupted_copy_and_then_reuses_it(monk
 
 @needs_npm
 def test_pull_refuses_a_tarball_that_does_not_match_the_pinned_integrity(monkeypatch, tmp_path):
-    monkeypatch.setattr(schema, "PACKAGE_INTEGRITY", sri(b"some other package"))
+    monkeypatch.setattr(schema_source, "PACKAGE_INTEGRITY", sri(b"some other package"))
     cache = tmp_path / "cache"
     with pytest.raises(SchemaError) as e:
         pull(cache)
