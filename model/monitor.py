@@ -78,6 +78,7 @@ DEFAULT_RULES = "rfd+2.4.0"
 V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
 KNOWN_STOP_REASONS = V1_STOP_REASONS + ("error",)
 WORKING = ("running", "requires_action")
+STANDARD_STATES = WORKING + ("idle",)
 FINAL_TOOL = ("completed", "failed", "cancelled")
 USER = ("user_message", "user_message_chunk")
 REPLAYED = USER + ("agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk")
@@ -136,7 +137,7 @@ _RULES = (
          "a response carries, exactly, the id of a pending request of the other side",
          ("S240-REQID-SAME-VALUE",)),
     Rule("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
-         ("S240-CANCELREQ-NO-SECOND-RESPONSE",)),
+         ("S240-CANCELREQ-NO-SECOND-RESPONSE", "S240-CANCELREQ-IGNORE-ANSWERED")),
     Rule("every_request_answered", "MUST", "rfd", "every request is answered by the end of the log",
          external=(_JSONRPC, "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")),
     Rule("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
@@ -149,54 +150,71 @@ _RULES = (
          ("S240-NEW-UPDATES-EITHER-SIDE",)),
     Rule("nothing_after_close", "MUST NOT", "2.4.0",
          "after the session/close response, nothing more for that session on that connection",
-         ("S240-CLOSE-SILENT-AFTER-RESPONSE",)),
+         ("S240-CLOSE-SILENT-AFTER-RESPONSE", "S240-CLOSE-STOPS-BACKGROUND")),
     Rule("close_ends_work_first", "MUST", "2.4.0",
          "closing active work sends its idle cancelled before the session/close response",
-         ("S240-CLOSE-IDLE-BEFORE-RESPONSE",)),
+         ("S240-CLOSE-IDLE-BEFORE-RESPONSE", "S240-CLOSE-CANCELS-WORK")),
     Rule("close_answers_prompts_cancelled", "MUST", "2.4.0",
-         "a prompt pending at session/close and answered with an error gets -32800", ("S240-CLOSE-HELD-ANSWERED-32800",)),
+         "a prompt pending at session/close and answered with an error gets -32800", ("S240-CLOSE-HELD-ANSWERED-32800", "S240-CLOSE-CANCELS-HELD")),
     # --- prompts and message IDs --------------------------------------------------
     Rule("prompt_not_empty", "MUST NOT", "2.4.0", "the client never sends an empty prompt", ("S240-PROMPT-NOT-EMPTY",)),
     Rule("success_carries_message_id", "MUST", "rfd",
          "a session/prompt success carries the inserted message's messageId as a string",
-         ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID")),
+         ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID", "RFD-INSERT-LOCAL-COMMAND")),
     Rule("distinct_message_ids", "MUST", "rfd",
          "each accepted submission gets a messageId unique in its session", ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE")),
     Rule("every_inserted_message_echoed", "MUST", "rfd",
          "an acknowledged messageId is reported on that connection, in that session, by user_message(_chunk)",
-         ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME")),
+         ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
+          "RFD-INSERT-LOCAL-COMMAND")),
     # --- foreground state ---------------------------------------------------------
     Rule("stop_reason_only_after_work", "MUST", "2.4.0",
          "a new session reports running before an idle that ends work with a stop reason",
-         ("S240-STATE-REPORT-RUNNING", "S240-STATE-NEW-IDLE")),
+         ("S240-STATE-REPORT-RUNNING", "S240-STATE-NEW-IDLE", "S240-STATE-LOCAL-COMMANDS")),
     Rule("no_second_stop_reason", "MUST NOT", "rfd",
          "work already reported idle is never reported idle again with another stop reason",
-         ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES")),
+         ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP")),
     Rule("error_only_with_error_stop_reason", "MUST", "rfd", "an error object only beside stopReason error",
          ("RFD-ERROR-FIELD-ONLY",)),
     Rule("custom_stop_reason_prefixed", "MUST NOT", "2.4.0",
-         "a stop reason the schema does not list starts with _", ("S240-STOP-UNKNOWN-RESERVED",)),
+         "a stop reason the schema does not list starts with _",
+         ("S240-STOP-UNKNOWN-RESERVED", "S240-STOP-CUSTOM-UNDERSCORE")),
     Rule("no_update_after_idle_of_its_work", "MUST", "rfd",
          "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
          ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE")),
     Rule("tools_terminal_before_error_idle", "SHOULD", "rfd",
          "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",)),
+    Rule("error_idle_has_details", "SHOULD", "rfd", "an idle that ends work with stopReason error carries the error object",
+         ("RFD-ERROR-DETAILS", "S240-ERROR-DETAILS-SHOULD")),
+    Rule("stop_reason_when_work_ends", "SHOULD", "2.4.0",
+         "the idle that ends foreground work carries a stop reason", ("S240-STOP-SHOULD-INCLUDE",)),
+    Rule("requires_action_then_running", "MUST", "2.4.0",
+         "after requires_action, running is reported before a foreground tool call starts or runs to completion",
+         ("S240-REQACTION-THEN-RUNNING", "S240-STATE-RESUME-RUNNING")),
+    Rule("standard_states_reported", "MUST", "2.4.0",
+         "work reported only by a custom state (idle, custom, idle) is not reported to a client that advertised no extension",
+         ("S240-STATE-STANDARD-STATES",)),
     # --- cancellation ---------------------------------------------------------------
     Rule("cancelled_work_ends_cancelled", "MUST", "rfd",
          "work active when session/cancel arrives ends idle with stopReason cancelled",
-         ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "S240-CANCEL-IDLE-CANCELLED", "S240-STOP-CANCELLED-CATCH")),
+         ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "S240-CANCEL-IDLE-CANCELLED", "S240-STOP-CANCELLED-CATCH",
+          "S240-STOP-CANCELLED-REPORT", "S240-CANCEL-ABORT-ERRORS", "S240-CANCEL-SCOPE", "RFD-ERROR-MEANING")),
+    Rule("cancelled_only_when_cancelled", "MUST", "2.4.0",
+         "stopReason cancelled ends only work that a session/cancel, session/close or $/cancel_request could have cancelled",
+         ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",)),
     Rule("cancelled_work_reported_idle", "MUST", "2.4.0",
          "work active when session/cancel arrives is reported idle by the end of the log",
-         ("S240-CANCEL-IDLE-CANCELLED",)),
+         ("S240-CANCEL-IDLE-CANCELLED", "S240-STATE-IDLE-WHEN-NONE", "S240-STATE-REPORT-IDLE")),
     Rule("cancel_stops_waiting_for_permissions", "MUST", "2.4.0",
          "session/cancel ends the work without waiting for its pending permission requests",
-         ("S240-CANCEL-PERM-STOP-WAITING",)),
+         ("S240-CANCEL-PERM-STOP-WAITING", "S240-PERM-AGENT-CANCELS")),
     Rule("pending_permissions_cancelled", "SHOULD", "2.4.0",
          "permission requests pending when work is cancelled get $/cancel_request before its idle",
-         ("S240-CANCEL-PERM-CANCEL-REQUEST",)),
+         ("S240-CANCEL-PERM-CANCEL-REQUEST", "S240-PERM-AGENT-CANCELS")),
     Rule("not_approved_not_proceeded", "MUST NOT", "2.4.0",
          "a tool call whose permission was not approved (cancelled, unknown option, or cut by session/cancel) does not run",
-         ("S240-PERM-CANCELLED-NOT-PROCEED", "S240-PERM-UNKNOWN-OPTION", "S240-CANCEL-PERM-STOP-WAITING")),
+         ("S240-PERM-CANCELLED-NOT-PROCEED", "S240-PERM-UNKNOWN-OPTION", "S240-CANCEL-PERM-STOP-WAITING",
+          "S240-CANCEL-IGNORE-LATE-ANSWERS", "S240-STATE-IGNORE-LATE-RESPONSES")),
     # --- background work -----------------------------------------------------------
     Rule("background_on_every_state_update", "MUST", "2.4.0",
          "once a background list is reported, every state_update of the session carries one",
@@ -216,11 +234,14 @@ _RULES = (
     Rule("resume_snapshot_is_current", "MUST", "2.4.0",
          "the resume snapshot agrees with the state connections already attached are told",
          ("S240-STATE-RESUME-SNAPSHOT",)),
+    Rule("replayed_ids_are_known", "MUST", "rfd",
+         "a connection attached since session/new is replayed only user messageIds the session used live",
+         ("RFD-REPLAY-SAME-ID", "S240-RESPONSE-REPLAY-KEEPS-ID", "RFD-COMMAND-REPLAY-SAME-ID")),
     Rule("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
          ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",)),
     Rule("chunked_replay_resets_first", "MUST", "rfd",
          "a replayed user_message_chunk comes after user_message content [] for its messageId",
-         ("RFD-REPLAY-CHUNK-RESET",)),
+         ("RFD-REPLAY-CHUNK-RESET", "RFD-METADATA-NOT-RESET")),
     Rule("unsupported_replay_cursor_rejected", "MUST", "2.4.0",
          "a replayFrom other than {type: start} or a custom _ cursor is rejected with -32602",
          ("S240-RESUME-CURSOR-REJECT",)),
@@ -344,6 +365,9 @@ class _Resume:
     snapshot: int = 0  # line of the last state_update in the window
     snapshot_state: object = None
     created_view: bool = False
+    #: the connection has had the session open since its session/new: every user message
+    #: inserted since was echoed to it live, so a replayed messageId must be one it knows
+    watch: bool = False
 
 
 @dataclass
@@ -371,6 +395,10 @@ class _View:
     resume: _Resume | None = None
     expect: tuple | None = None  # (line, state, conn) of another connection's resume snapshot
     tool_cancels: dict = field(default_factory=dict)  # toolCallId -> line of the accepted tool_call/cancel
+    idle_line: int = 0  # line of the last idle state_update
+    custom_work: int = 0  # line of a custom state reported right after idle (no standard state since)
+    replayed_unknown: dict = field(default_factory=dict)  # messageId -> line: replayed, not known live yet
+    reqaction_flagged: bool = False
 
 
 @dataclass
@@ -382,6 +410,8 @@ class _Conn:
     answered: dict = field(default_factory=dict)  # (sender, key) -> line of the response
     views: dict = field(default_factory=dict)  # sessionId key -> _View
     new_pending: int = 0
+    #: the client's initialize carries an extension (a `_` key): it may have advertised custom states
+    extensions: bool = False
 
 
 @dataclass
@@ -391,6 +421,8 @@ class _Session:
     background_since: int = 0
     message_ids: dict = field(default_factory=dict)  # messageId -> line of the success response
     not_approved: dict = field(default_factory=dict)  # toolCallId -> line that made it not approved
+    last_cancel: int = 0  # line of the last session/cancel, session/close or $/cancel_request of a prompt
+    live_user_ids: set = field(default_factory=set)  # user messageIds reported live (outside a replay)
 
 
 def _sid(value):
@@ -470,6 +502,7 @@ class Monitor:
         method = msg.get("method")
         if method == "initialize" and sender == "client":
             conn.started = True
+            conn.extensions = '"_' in json.dumps(msg.get("params"), default=str)
         if self.validator is not None:
             request_method = None
             if method is None and "id" in msg:
@@ -565,8 +598,10 @@ class Monitor:
             if params.get("prompt") == []:
                 self._add(n, "prompt_not_empty", "a session/prompt with an empty prompt array")
         elif method == "session/cancel" and sid is not None:
+            self._session(sid).last_cancel = n
             self._cut(n, sid, close=False)
         elif method == "session/close" and sid is not None:
+            self._session(sid).last_cancel = n
             view = conn.views.get(_sid(sid))
             if view is not None and view.state in WORKING and not view.closed_at:
                 view.close_needs_idle = n
@@ -583,11 +618,13 @@ class Monitor:
             created = view is None or bool(view.closed_at)
             if created:
                 view = conn.views[key] = _View(opened=n, how="resume")
-            view.resume = _Resume(n, replay, ok, created_view=created)
+            view.resume = _Resume(n, replay, ok, created_view=created, watch=not created and view.how == "new")
         elif method == "$/cancel_request":
             target = conn.pending.get(("client", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
                 target.cancel_request = n
+                if target.method == "session/prompt" and target.session is not None:
+                    self._session(target.session).last_cancel = n
         elif method == "tool_call/cancel" and sid is not None:
             view = conn.views.get(_sid(sid))
             tid = params.get("toolCallId")
@@ -659,6 +696,11 @@ class Monitor:
                 resume.cleared.add(mid)
             if isinstance(mid, str):
                 view.echoed.add(mid)
+                if resume is not None and resume.replay and not resume.snapshot:
+                    if resume.watch and mid not in session.live_user_ids and mid not in session.message_ids:
+                        view.replayed_unknown.setdefault(mid, n)
+                else:
+                    session.live_user_ids.add(mid)
         elif kind == "tool_call_update" or kind == "tool_call":
             tid = update.get("toolCallId")
             if not isinstance(tid, (str, int)):
@@ -670,6 +712,14 @@ class Monitor:
             # announced), but they are not live work: no idle ordering, no running-tool
             # bookkeeping, no "ran without approval" (the live rules judge the live updates).
             history = resume is not None and resume.replay and not resume.snapshot
+            if (not history and view.state == "requires_action" and not view.reqaction_flagged
+                    and (status == "in_progress" or (status == "completed" and view.tool_status.get(tid) in (None, "pending")))
+                    and view.tool_status.get(tid) in (None, "pending")
+                    and not (view.background and ("tool_call", tid) in view.background)):
+                view.reqaction_flagged = True
+                self._add(n, "requires_action_then_running",
+                          f"tool call {_show(tid)} goes {status} while the session is requires_action: progress resumed "
+                          "without running")
             if tid in view.ended_tools and not history:
                 self._add(n, "no_update_after_idle_of_its_work",
                           f"{kind} for {_show(tid)} after the idle that ended its work")
@@ -729,15 +779,25 @@ class Monitor:
                 self._add(line, "resume_snapshot_is_current",
                           f"the resume snapshot on {other} says {expected}, but this session is {view.state} on {conn.label} "
                           f"and the next state_update there (line {n}) says {state}")
+        if state != view.state:
+            view.reqaction_flagged = False
         if state in WORKING:
             if view.state not in WORKING:
                 view.working_tools = {}
             view.state, view.stop = state, None
+            view.custom_work = 0
             session.ran = True
             return
         if state != "idle":
+            if view.state == "idle" and conn.started and not conn.extensions and view.resume is None:
+                view.custom_work = view.custom_work or n
             view.state, view.stop = state, None
             return
+        if view.custom_work:
+            self._add(view.custom_work, "standard_states_reported",
+                      f"work reported as {view.state!r}, a custom state, between two idles (line {n}) without running "
+                      "or requires_action, to a client that advertised no extension")
+            view.custom_work = 0
         stop = update.get("stopReason")
         if "error" in update and stop != "error":
             self._add(n, "error_only_with_error_stop_reason", f"an idle with stopReason {stop!r} carries an error object")
@@ -752,6 +812,18 @@ class Monitor:
             self._add(n, "stop_reason_only_after_work",
                       f"an idle with stopReason {stop!r} in a session never reported running")
         working = view.state in WORKING
+        if working and view.resume is None:
+            if not isinstance(stop, str):
+                self._add(n, "stop_reason_when_work_ends",
+                          f"the idle that ends {view.state} work has no stop reason" + ("" if stop is None else f" ({stop!r})"))
+            elif stop == "error" and update.get("error") is None:
+                self._add(n, "error_idle_has_details", "an idle with stopReason error and no error object")
+            elif (stop == "cancelled" and session.created and conn.started and not view.cancel
+                  and session.last_cancel <= view.idle_line):
+                since = f"since the idle of line {view.idle_line}" if view.idle_line else "in the log"
+                self._add(n, "cancelled_only_when_cancelled",
+                          f"work ends with stopReason cancelled, but no session/cancel, session/close or $/cancel_request "
+                          f"of a prompt for session {_show(sid)} came {since}")
         if working and view.cancel and stop not in (None, "cancelled"):
             self._add(n, "cancelled_work_ends_cancelled",
                       f"work cancelled on line {view.cancel} ended with stopReason {stop!r}")
@@ -776,6 +848,7 @@ class Monitor:
             if view.close_needs_idle and stop in (None, "cancelled"):
                 view.close_needs_idle = 0
         view.state = "idle"
+        view.idle_line = n
         if stop is not None:
             view.stop = stop
 
@@ -918,8 +991,18 @@ class Monitor:
                 for conn in self.conns.values():
                     if not conn.closed:
                         self._end_of(conn)
+                    self._replays_of(conn)
         self.findings.sort(key=lambda f: (f.line, f.property))
         return list(self.findings)
+
+    def _replays_of(self, conn: _Conn) -> None:
+        for key, view in conn.views.items():
+            session = self.sessions.get(key)
+            for mid, line in view.replayed_unknown.items():
+                if session is None or (mid not in session.live_user_ids and mid not in session.message_ids):
+                    self._add(line, "replayed_ids_are_known",
+                              f"replayed user messageId {mid!r} on {conn.label}, attached since session/new, was never "
+                              "reported live nor returned by a prompt: a message replayed under a new ID, or never echoed")
 
     def _end_of(self, conn: _Conn) -> None:
         label = conn.label

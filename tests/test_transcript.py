@@ -145,8 +145,11 @@ def test_a_thousand_random_walks_of_the_correct_model_are_clean(variant):
         assert [f.data() for f in findings if f.severity == "violation"] == [], (cfg.name, i)
         seen |= {f.property for f in findings}
     # The model sends no $/cancel_request for a pending permission (a SHOULD of 2.4.0); under the
-    # RFD's rules the resume snapshot is an open question: warnings only.
-    assert seen <= {"pending_permissions_cancelled", "resumed_client_sees_current_state"}
+    # RFD's rules the resume snapshot is an open question; the model agent explores the error idle
+    # without details (RFD-ERROR-OPTIONAL, "optional and nullable", against the SHOULD beside it) and,
+    # under the RFD's rules, a failure's idle without a stop reason (a SHOULD of 2.4.0): warnings only.
+    assert seen <= {"pending_permissions_cancelled", "resumed_client_sees_current_state",
+                    "error_idle_has_details", "stop_reason_when_work_ends"}
 
 
 def test_export_writes_the_documented_line_format():
@@ -454,3 +457,122 @@ def test_the_rule_table_in_docs_transcripts_md_is_the_monitor_s():
         assert severity == want, rid
         assert clauses.replace("`", "").split(", ")[0] == (rule.clause or "the schema pointer named in each problem"), rid
         assert summary == rule.summary, rid
+
+
+# ---------------------------------------------------------------------------
+# Rules added to make the clause index's wire column complete (each has a violating corpus
+# transcript too, but the SHOULDs): the case that breaks each and the neighbours it must pass.
+
+NEW = [*INIT, ("client", _req(1, "session/new", cwd="/w")), ("agent", _ok(1, sessionId="s"))]
+TEXT = [{"type": "text", "text": "hi"}]
+
+
+def _turn(rid, mid, *work, stop="end_turn", **idle):
+    """A prompt, its echo and response, running, the work's updates, and its idle."""
+    end = {"stopReason": stop, **idle} if stop is not None else idle
+    return [("client", _req(rid, "session/prompt", sessionId="s", prompt=TEXT)),
+            ("agent", _upd("s", sessionUpdate="user_message", messageId=mid, content=TEXT)),
+            ("agent", _ok(rid, messageId=mid)),
+            ("agent", _upd("s", sessionUpdate="state_update", state="running")),
+            *work,
+            ("agent", _upd("s", sessionUpdate="state_update", state="idle", **end))]
+
+
+def test_the_error_idle_without_details_and_the_idle_without_stop_reason_are_warnings():
+    assert _found([*NEW, *_turn(2, "m1", stop="error")]) == [(9, "error_idle_has_details", "warning")]
+    assert _found([*NEW, *_turn(2, "m1", stop="error", error={"code": -32603, "message": "boom"})]) == []
+    assert _found([*NEW, *_turn(2, "m1", stop=None)]) == [(9, "stop_reason_when_work_ends", "warning")]
+    assert _found([*NEW, *_turn(2, "m1", stop=None)], rules="rfd") == [(9, "stop_reason_when_work_ends", "warning")]
+    # a repeated idle (no work ended) needs neither
+    again = ("agent", _upd("s", sessionUpdate="state_update", state="idle"))
+    assert _found([*NEW, *_turn(2, "m1"), again]) == []
+
+
+def _tool(tid, status, **more):
+    return ("agent", _upd("s", sessionUpdate="tool_call_update", toolCallId=tid, status=status, **more))
+
+
+def test_progress_after_requires_action_needs_running_first():
+    blocked = ("agent", _upd("s", sessionUpdate="state_update", state="requires_action"))
+    running = ("agent", _upd("s", sessionUpdate="state_update", state="running"))
+    pending = _tool("t1", "pending", title="Edit")
+    assert _found([*NEW, *_turn(2, "m1", pending, blocked, _tool("t1", "in_progress"), _tool("t1", "completed"))]) == [
+        (11, "requires_action_then_running", "violation")]
+    assert _found([*NEW, *_turn(2, "m1", pending, blocked, _tool("t1", "completed"))]) == [
+        (11, "requires_action_then_running", "violation")]
+    assert _found([*NEW, *_turn(2, "m1", pending, blocked, _tool("t1", "in_progress"))], rules="rfd") == [
+        (11, "requires_action_then_running", "warning")]
+    # running first; or the tool was rejected; or the work ends without resuming: all fine
+    assert _found([*NEW, *_turn(2, "m1", pending, blocked, running, _tool("t1", "in_progress"), _tool("t1", "completed"))]) == []
+    assert _found([*NEW, *_turn(2, "m1", pending, blocked, _tool("t1", "failed"))]) == []
+    assert _found([*NEW, *_turn(2, "m1", pending, blocked, _tool("t1", "failed"), stop="end_turn")]) == []
+    # a tool call already running (a parallel one) that completes is not judged: ambiguous
+    assert _found([*NEW, *_turn(2, "m1", _tool("t0", "in_progress", title="Grep"), pending, blocked,
+                                _tool("t0", "completed"), running, _tool("t1", "in_progress"), _tool("t1", "completed"))]) == []
+
+
+def test_a_background_tool_may_progress_while_foreground_work_requires_action():
+    bg = ("agent", _upd("s", sessionUpdate="state_update", state="requires_action",
+                        background=[{"type": "tool_call", "toolCallId": "b1"}]))
+    items = [*NEW, *_turn(2, "m1", _tool("b1", "pending", title="Build"), bg, _tool("b1", "in_progress"),
+                          background=[{"type": "tool_call", "toolCallId": "b1"}])]
+    assert _found(items) == []
+
+
+def test_work_may_end_cancelled_only_if_something_cancelled_it():
+    cancel = ("client", _note("session/cancel", sessionId="s"))
+    assert _found([*NEW, *_turn(2, "m1", stop="cancelled")]) == [(9, "cancelled_only_when_cancelled", "violation")]
+    assert _found([*NEW, *_turn(2, "m1", stop="cancelled")], rules="rfd") == [(9, "cancelled_only_when_cancelled", "warning")]
+    assert _found([*NEW, *_turn(2, "m1", cancel, stop="cancelled")]) == []
+    # a session/cancel the agent read before it reported running (a race) counts
+    t = _turn(2, "m1", stop="cancelled")
+    assert _found([*NEW, *t[:3], cancel, *t[3:]]) == []
+    # $/cancel_request of the prompt, read before the agent answered it, counts too
+    withdraw = ("client", _note("$/cancel_request", requestId=2))
+    assert _found([*NEW, t[0], withdraw, *t[1:]]) == []
+    # a cancel of earlier work does not cover the next
+    first = _turn(2, "m1", cancel, stop="cancelled")
+    assert _found([*NEW, *first, *_turn(3, "m2", stop="cancelled")]) == [(15, "cancelled_only_when_cancelled", "violation")]
+    # a session the log did not see created: another connection may have cancelled it
+    resumed = [*INIT, _resume(1, replay=False), ("agent", _upd("s", sessionUpdate="state_update", state="running")),
+               ("agent", _ok(1)), ("agent", _upd("s", sessionUpdate="state_update", state="idle", stopReason="cancelled"))]
+    assert _found(resumed) == []
+
+
+def test_a_custom_state_does_not_replace_the_standard_ones():
+    custom = ("agent", _upd("s", sessionUpdate="state_update", state="_thinking"))
+    idle = ("agent", _upd("s", sessionUpdate="state_update", state="idle", stopReason="end_turn"))
+    prompt = ("client", _req(2, "session/prompt", sessionId="s", prompt=TEXT))
+    echo = ("agent", _upd("s", sessionUpdate="user_message", messageId="m1", content=TEXT))
+    items = [*NEW, prompt, echo, ("agent", _ok(2, messageId="m1")), custom, idle]
+    assert _found(items) == [(8, "standard_states_reported", "violation")]
+    # beside running (a refinement of it), the standard state is reported
+    assert _found([*NEW, *_turn(2, "m1", custom)]) == []
+    # a client whose initialize carries an extension may have advertised the state
+    init = [("client", _req(0, "initialize", protocolVersion=2, info={"name": "t", "version": "1"},
+                            capabilities={"_meta": {"states": ["_thinking"]}})), INIT[1]]
+    assert [f for f in _found([*init, *items[2:]]) if f[1] == "standard_states_reported"] == []
+
+
+def _resume(rid, replay=True):
+    params = {"sessionId": "s", "cwd": "/w", **({"replayFrom": {"type": "start"}} if replay else {})}
+    return ("client", _req(rid, "session/resume", **params))
+
+
+def test_a_connection_attached_since_session_new_is_replayed_only_ids_it_knows():
+    snapshot = ("agent", _upd("s", sessionUpdate="state_update", state="idle", stopReason="end_turn"))
+    replayed = ("agent", _upd("s", sessionUpdate="user_message", messageId="m1", content=TEXT))
+    renamed = ("agent", _upd("s", sessionUpdate="user_message", messageId="m7", content=TEXT))
+    base = [*NEW, *_turn(2, "m1")]
+    assert _found([*base, _resume(3), replayed, snapshot, ("agent", _ok(3))]) == []
+    assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3))]) == [(11, "replayed_ids_are_known", "violation")]
+    # a cut log cannot say the ID never comes live; a later live echo of it makes it known
+    assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3))], partial=True) == []
+    assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3)), *_turn(4, "m7")]) == []
+    # a new connection (no session/new on it) may be replayed messages inserted while none was attached
+    other = [(n, {**e, "conn": "d"}) for n, e in _lines(*INIT, ("client", _req(3, "session/resume", sessionId="s", cwd="/w",
+                                                                               replayFrom={"type": "start"})),
+                                                        renamed, snapshot, ("agent", _ok(3)))]
+    first = _lines(*base)
+    items = first + [(len(first) + n, e) for n, e in other]
+    assert [(f.line, f.property) for f in check_transcript(items)] == []

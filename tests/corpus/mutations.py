@@ -530,6 +530,39 @@ def _(t):
     return j + 1
 
 
+@mutation("cancelled-without-cancel", "basic", "cancelled_only_when_cancelled",
+          "the work ends idle cancelled although nothing cancelled it (no session/cancel, close or $/cancel_request)")
+def _(t):
+    i = t.find(update("state_update", state="idle", stopReason="end_turn"))
+    t.edit(i, lambda e: state_of(e).update(stopReason="cancelled"))
+    return i + 1
+
+
+@mutation("progress-without-running", "permission-allow", "requires_action_then_running",
+          "after the permission is allowed the tool call goes in_progress with no running after requires_action")
+def _(t):
+    answer = t.find(lambda e: e.get("from") == "client" and "outcome" in e.get("msg", {}).get("result", {}))
+    t.delete(t.find(update("state_update", state="running"), start=answer))
+    return t.find(update("tool_call_update", status="in_progress")) + 1
+
+
+@mutation("custom-state-only", "two-turns", "standard_states_reported",
+          "the second turn's work is reported as _thinking, a custom state the client never advertised, instead of running")
+def _(t):
+    i = t.find(update("state_update", state="running"), nth=1)
+    t.edit(i, lambda e: state_of(e).update(state="_thinking"))
+    return i + 1
+
+
+@mutation("replay-under-new-id", "resume-replay-same-connection", "replayed_ids_are_known",
+          "the connection that saw msg_2 inserted resumes with replay, and msg_2 comes back as msg_9")
+def _(t):
+    resume = t.find(request("session/resume"))
+    i = t.find(update("user_message", messageId="msg_2"), start=resume)
+    t.edit(i, lambda e: state_of(e).update(messageId="msg_9"))
+    return i + 1
+
+
 def build() -> dict:
     """Write every violating transcript and the manifest; returns the manifest."""
     VIOLATING.mkdir(exist_ok=True)
