@@ -42,7 +42,8 @@ def clauses_markdown() -> str:
         "changes a verdict of `check` (the credit is earned). A permission (MAY) is earned by a "
         "mutant that takes the choice away, which only the witness citing it notices. "
         "*Wire rules*: the rules of `acp-lifecycle trace` (`model/monitor.py`) that judge the clause "
-        "on a real transcript (a MAY has none: nothing on the wire can break it).",
+        "on a real transcript, or, where none can, why (`Clause.wire` in `model/clauses.py`: agent-internal, "
+        "client-side, a permission, or not decidable from the messages).",
         "",
         "| clause | source | level | sentence | checked by | mutants | wire rules |",
         "|---|---|---|---|---|---|---|",
@@ -68,7 +69,7 @@ def clauses_markdown() -> str:
         else:
             by = f"out of scope: {_cell(c.out_of_scope)}"
         mutants = ", ".join(f"`{n}`" for n in breaking.get(c.id, ()))
-        rules = ", ".join(f"`{r}`" for r in wire.get(c.id, ()))
+        rules = ", ".join(f"`{r}`" for r in wire.get(c.id, ())) or _cell(c.wire)
         lines.append(f"| `{c.id}` | {c.source} | {level} | {_cell(c.text)} | {by} | {mutants} | {rules} |")
     lines += [
         "",

@@ -576,3 +576,15 @@ def test_a_connection_attached_since_session_new_is_replayed_only_ids_it_knows()
     first = _lines(*base)
     items = first + [(len(first) + n, e) for n, e in other]
     assert [(f.line, f.property) for f in check_transcript(items)] == []
+
+
+_WIRE_REASON_STARTS = ("not on the wire", "not decidable on the wire", "nothing on the wire", "not a rule",
+                       "holds by the message format")
+
+
+@pytest.mark.parametrize("cid", list(CLAUSES))
+def test_every_clause_has_a_wire_rule_or_a_reason_why_no_transcript_shows_it_broken(cid):
+    rules = [r.id for r in RULES.values() if cid in r.clauses]
+    reason = CLAUSES[cid].wire
+    assert bool(rules) != bool(reason), (cid, rules, reason)  # exactly one of the two
+    assert not reason or reason.startswith(_WIRE_REASON_STARTS), reason
