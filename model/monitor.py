@@ -35,7 +35,7 @@ convenient):
   the snapshot after them); the live-work rules (the idle follows all updates
   of its work, a tool that was not approved does not run) judge live updates.
 
-Rules (``RULES``) name their clause ids (``model/clauses.py``) and the rule set
+Rules (``RULES``, in ``model/wire_rules.py``) name their clause ids (``model/clauses.py``) and the rule set
 that makes them binding: ``rfd`` (the RFD, or JSON-RPC itself) or ``2.4.0``
 (the normative text of the 2.4.0 schema). Under ``--rules rfd`` a 2.4.0-only
 rule is reported as a warning; under the default ``rfd+2.4.0`` it is a
@@ -56,7 +56,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .clauses import CLAUSES
+from .wire_rules import (
+    DEFAULT_RULES,
+    FINAL_TOOL,
+    KNOWN_STOP_REASONS,
+    REPLAYED,
+    RULE_SETS,
+    RULES,
+    STANDARD_STATES,
+    USER,
+    V1_STOP_REASONS,
+    WORKING,
+    Finding,
+    Rule,
+)
 
 __all__ = [
     "DEFAULT_RULES",
@@ -71,227 +84,6 @@ __all__ = [
     "check",
     "id_key",
 ]
-
-RULE_SETS = ("rfd", "rfd+2.4.0")
-DEFAULT_RULES = "rfd+2.4.0"
-
-V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
-KNOWN_STOP_REASONS = V1_STOP_REASONS + ("error",)
-WORKING = ("running", "requires_action")
-STANDARD_STATES = WORKING + ("idle",)
-FINAL_TOOL = ("completed", "failed", "cancelled")
-USER = ("user_message", "user_message_chunk")
-REPLAYED = USER + ("agent_message", "agent_message_chunk", "agent_thought", "agent_thought_chunk")
-
-
-# ---------------------------------------------------------------------------
-# Rules
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One rule of the monitor: a claim about observed messages."""
-
-    id: str
-    #: MUST, MUST NOT, SHOULD or SHOULD NOT: the strength of the rule
-    level: str
-    #: "rfd" (the RFD, or JSON-RPC) or "2.4.0" (only the 2.4.0 text says it)
-    since: str
-    summary: str
-    #: clause ids of model/clauses.py, the first one quoted in findings
-    clauses: tuple[str, ...] = ()
-    #: for the JSON-RPC envelope: (source, verbatim sentence)
-    external: tuple[str, str] | None = None
-
-    @property
-    def clause(self) -> str:
-        if self.clauses:
-            return self.clauses[0]
-        return self.external[0] if self.external else ""
-
-    @property
-    def quote(self) -> str:
-        """The first clause's sentence, with its source (line breaks of the source joined)."""
-        if self.clauses:
-            c = CLAUSES.get(self.clauses[0])
-            if c is None:
-                return ""
-            return f'{c.source}: "{" ".join(c.text.split())}"'
-        if self.external:
-            return f'{self.external[0]}: "{self.external[1]}"'
-        return ""
-
-
-_JSONRPC = "JSON-RPC 2.0"
-
-_RULES = (
-    # --- the JSON-RPC envelope ---------------------------------------------------
-    Rule("wire_message_is_json", "MUST", "rfd", "every line on the wire is one JSON-RPC message",
-         external=(_JSONRPC, "It uses JSON (RFC 4627) as data format.")),
-    Rule("schema_valid", "MUST", "rfd", "every message validates against the 2.4.0 schema for its method"),
-    Rule("request_id_not_null", "MUST NOT", "2.4.0", "a request id is a string or an integer, never null",
-         ("S240-REQID-NOT-NULL",)),
-    Rule("request_id_not_reused", "MUST NOT", "rfd", "a sender never reuses the id of its own pending request",
-         ("S240-REQID-NO-REUSE",)),
-    Rule("response_matches_a_request", "MUST", "rfd",
-         "a response carries, exactly, the id of a pending request of the other side",
-         ("S240-REQID-SAME-VALUE",)),
-    Rule("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
-         ("S240-CANCELREQ-NO-SECOND-RESPONSE", "S240-CANCELREQ-IGNORE-ANSWERED")),
-    Rule("every_request_answered", "MUST", "rfd", "every request is answered by the end of the log",
-         external=(_JSONRPC, "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")),
-    Rule("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
-         ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID")),
-    Rule("cancelled_request_still_answered", "MUST", "2.4.0",
-         "a request cancelled with $/cancel_request is still answered", ("S240-CANCELREQ-STILL-RESPOND",)),
-    # --- sessions on a connection ---------------------------------------------------
-    Rule("updates_only_for_opened_sessions", "MUST", "rfd",
-         "messages name only sessions the connection created (before or after the session/new response) or resumed",
-         ("S240-NEW-UPDATES-EITHER-SIDE",)),
-    Rule("nothing_after_close", "MUST NOT", "2.4.0",
-         "after the session/close response, nothing more for that session on that connection",
-         ("S240-CLOSE-SILENT-AFTER-RESPONSE", "S240-CLOSE-STOPS-BACKGROUND")),
-    Rule("close_ends_work_first", "MUST", "2.4.0",
-         "closing active work sends its idle cancelled before the session/close response",
-         ("S240-CLOSE-IDLE-BEFORE-RESPONSE", "S240-CLOSE-CANCELS-WORK")),
-    Rule("close_answers_prompts_cancelled", "MUST", "2.4.0",
-         "a prompt pending at session/close and answered with an error gets -32800", ("S240-CLOSE-HELD-ANSWERED-32800", "S240-CLOSE-CANCELS-HELD")),
-    # --- prompts and message IDs --------------------------------------------------
-    Rule("prompt_not_empty", "MUST NOT", "2.4.0", "the client never sends an empty prompt", ("S240-PROMPT-NOT-EMPTY",)),
-    Rule("success_carries_message_id", "MUST", "rfd",
-         "a session/prompt success carries the inserted message's messageId as a string",
-         ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID", "RFD-INSERT-LOCAL-COMMAND")),
-    Rule("distinct_message_ids", "MUST", "rfd",
-         "each accepted submission gets a messageId unique in its session", ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE")),
-    Rule("every_inserted_message_echoed", "MUST", "rfd",
-         "an acknowledged messageId is reported on that connection, in that session, by user_message(_chunk)",
-         ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
-          "RFD-INSERT-LOCAL-COMMAND")),
-    # --- foreground state ---------------------------------------------------------
-    Rule("stop_reason_only_after_work", "MUST", "2.4.0",
-         "a new session reports running before an idle that ends work with a stop reason",
-         ("S240-STATE-REPORT-RUNNING", "S240-STATE-NEW-IDLE", "S240-STATE-LOCAL-COMMANDS")),
-    Rule("no_second_stop_reason", "MUST NOT", "rfd",
-         "work already reported idle is never reported idle again with another stop reason",
-         ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP")),
-    Rule("error_only_with_error_stop_reason", "MUST", "rfd", "an error object only beside stopReason error",
-         ("RFD-ERROR-FIELD-ONLY",)),
-    Rule("custom_stop_reason_prefixed", "MUST NOT", "2.4.0",
-         "a stop reason the schema does not list starts with _",
-         ("S240-STOP-UNKNOWN-RESERVED", "S240-STOP-CUSTOM-UNDERSCORE")),
-    Rule("no_update_after_idle_of_its_work", "MUST", "rfd",
-         "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
-         ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE")),
-    Rule("tools_terminal_before_error_idle", "SHOULD", "rfd",
-         "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",)),
-    Rule("error_idle_has_details", "SHOULD", "rfd", "an idle that ends work with stopReason error carries the error object",
-         ("RFD-ERROR-DETAILS", "S240-ERROR-DETAILS-SHOULD")),
-    Rule("stop_reason_when_work_ends", "SHOULD", "2.4.0",
-         "the idle that ends foreground work carries a stop reason", ("S240-STOP-SHOULD-INCLUDE",)),
-    Rule("requires_action_then_running", "MUST", "2.4.0",
-         "after requires_action, running is reported before a foreground tool call starts or runs to completion",
-         ("S240-REQACTION-THEN-RUNNING", "S240-STATE-RESUME-RUNNING")),
-    Rule("standard_states_reported", "MUST", "2.4.0",
-         "work reported only by a custom state (idle, custom, idle) is not reported to a client that advertised no extension",
-         ("S240-STATE-STANDARD-STATES",)),
-    # --- cancellation ---------------------------------------------------------------
-    Rule("cancelled_work_ends_cancelled", "MUST", "rfd",
-         "work active when session/cancel arrives ends idle with stopReason cancelled",
-         ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "S240-CANCEL-IDLE-CANCELLED", "S240-STOP-CANCELLED-CATCH",
-          "S240-STOP-CANCELLED-REPORT", "S240-CANCEL-ABORT-ERRORS", "S240-CANCEL-SCOPE", "RFD-ERROR-MEANING")),
-    Rule("cancelled_only_when_cancelled", "MUST", "2.4.0",
-         "stopReason cancelled ends only work that a session/cancel, session/close or $/cancel_request could have cancelled",
-         ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",)),
-    Rule("cancelled_work_reported_idle", "MUST", "2.4.0",
-         "work active when session/cancel arrives is reported idle by the end of the log",
-         ("S240-CANCEL-IDLE-CANCELLED", "S240-STATE-IDLE-WHEN-NONE", "S240-STATE-REPORT-IDLE")),
-    Rule("cancel_stops_waiting_for_permissions", "MUST", "2.4.0",
-         "session/cancel ends the work without waiting for its pending permission requests",
-         ("S240-CANCEL-PERM-STOP-WAITING", "S240-PERM-AGENT-CANCELS")),
-    Rule("pending_permissions_cancelled", "SHOULD", "2.4.0",
-         "permission requests pending when work is cancelled get $/cancel_request before its idle",
-         ("S240-CANCEL-PERM-CANCEL-REQUEST", "S240-PERM-AGENT-CANCELS")),
-    Rule("not_approved_not_proceeded", "MUST NOT", "2.4.0",
-         "a tool call whose permission was not approved (cancelled, unknown option, or cut by session/cancel) does not run",
-         ("S240-PERM-CANCELLED-NOT-PROCEED", "S240-PERM-UNKNOWN-OPTION", "S240-CANCEL-PERM-STOP-WAITING",
-          "S240-CANCEL-IGNORE-LATE-ANSWERS", "S240-STATE-IGNORE-LATE-RESPONSES")),
-    # --- background work -----------------------------------------------------------
-    Rule("background_on_every_state_update", "MUST", "2.4.0",
-         "once a background list is reported, every state_update of the session carries one",
-         ("S240-BACKGROUND-EVERY-UPDATE",)),
-    Rule("background_items_announced", "MUST", "2.4.0",
-         "a background item is announced on the connection before the first snapshot listing it",
-         ("S240-BACKGROUND-ANNOUNCE",)),
-    Rule("background_final_before_removal", "MUST", "2.4.0",
-         "a background item's final status comes before the snapshot that drops it",
-         ("S240-BACKGROUND-FINAL-BEFORE-REMOVAL",)),
-    # --- resume and replay ---------------------------------------------------------
-    Rule("resumed_client_sees_current_state", "MUST", "2.4.0",
-         "a state_update comes after the resume request (and any replay) and before its response",
-         ("S240-RESUME-STATE-BEFORE-RESPONSE", "S240-STATE-RESUME-SNAPSHOT", "RFD-OPEN-RESUME-STATE")),
-    Rule("snapshot_after_replay", "MUST", "2.4.0", "the resume snapshot follows the replayed messages",
-         ("S240-STATE-RESUME-SNAPSHOT",)),
-    Rule("resume_snapshot_is_current", "MUST", "2.4.0",
-         "the resume snapshot agrees with the state connections already attached are told",
-         ("S240-STATE-RESUME-SNAPSHOT",)),
-    Rule("replayed_ids_are_known", "MUST", "rfd",
-         "a connection attached since session/new is replayed only user messageIds the session used live",
-         ("RFD-REPLAY-SAME-ID", "S240-RESPONSE-REPLAY-KEEPS-ID", "RFD-COMMAND-REPLAY-SAME-ID")),
-    Rule("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
-         ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",)),
-    Rule("chunked_replay_resets_first", "MUST", "rfd",
-         "a replayed user_message_chunk comes after user_message content [] for its messageId",
-         ("RFD-REPLAY-CHUNK-RESET", "RFD-METADATA-NOT-RESET")),
-    Rule("unsupported_replay_cursor_rejected", "MUST", "2.4.0",
-         "a replayFrom other than {type: start} or a custom _ cursor is rejected with -32602",
-         ("S240-RESUME-CURSOR-REJECT",)),
-    # --- tool_call/cancel --------------------------------------------------------
-    Rule("tool_cancel_only_if_advertised", "MUST NOT", "2.4.0",
-         "the client sends tool_call/cancel only for a tool call advertising capabilities.cancel",
-         ("S240-TOOLCANCEL-ADVERTISED",)),
-    Rule("tool_cancel_rejects_final", "MUST", "2.4.0",
-         "tool_call/cancel of an unknown or final tool call is answered -32602", ("S240-TOOLCANCEL-REJECT",)),
-    Rule("tool_cancel_confirmed", "MUST", "2.4.0",
-         "an accepted tool_call/cancel is confirmed by a final tool_call_update", ("S240-TOOLCANCEL-CONFIRM",)),
-)
-
-#: Every rule of the monitor, by id.
-RULES: dict[str, Rule] = {r.id: r for r in _RULES}
-assert len(RULES) == len(_RULES), "duplicate rule id"
-
-
-@dataclass
-class Finding:
-    """One broken rule: where (line), which (property = rule id), how bad, what happened."""
-
-    line: int
-    property: str
-    severity: str
-    message: str
-
-    @property
-    def rule(self) -> Rule | None:
-        return RULES.get(self.property)
-
-    @property
-    def clause(self) -> str:
-        r = self.rule
-        return r.clause if r else ""
-
-    @property
-    def quote(self) -> str:
-        r = self.rule
-        return r.quote if r else ""
-
-    def data(self) -> dict:
-        return {
-            "line": self.line,
-            "property": self.property,
-            "severity": self.severity,
-            "message": self.message,
-            "clause": self.clause,
-            "quote": self.quote,
-        }
 
 
 # ---------------------------------------------------------------------------

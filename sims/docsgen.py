@@ -41,7 +41,7 @@ def clauses_markdown() -> str:
         "and that its properties catch; `tests/test_mutate.py` shows, per clause, that one of them "
         "changes a verdict of `check` (the credit is earned). A permission (MAY) is earned by a "
         "mutant that takes the choice away, which only the witness citing it notices. "
-        "*Wire rules*: the rules of `acp-lifecycle trace` (`model/monitor.py`) that judge the clause "
+        "*Wire rules*: the rules of `acp-lifecycle trace` (`model/wire_rules.py`) that judge the clause "
         "on a real transcript, or, where none can, why (`Clause.wire` in `model/clauses.py`: agent-internal, "
         "client-side, a permission, or not decidable from the messages).",
         "",
