@@ -1,21 +1,34 @@
-"""From a transcript to the model's vocabulary: ``abstract`` and ``prepare``.
+"""From a transcript to the model's vocabulary: per-session projection and abstraction.
 
-``abstract`` turns each transcript message back into the model's message
-tuples (``model/state.py``, "Messages"), keeping the transcript's own raw ids
-(JSON-RPC ids, ``messageId`` strings, ``toolCallId`` strings). Content is
-abstracted to the model's symbols: text starting with ``/`` is the command
-``"/c"``, any other text is ``"a"``. ``prepare`` numbers the connections as
-the model's clients and drops the lines the model has no vocabulary for
-(counting them). ``sims.wire.modeltrace`` searches the model with the result.
+The model has one session (``docs/model.md``, section 1); a transcript may hold
+several, on several connections. ``split_sessions`` projects the transcript on
+each session: the lines that name it (``sessionId``), the responses to
+requests that named it, the ``$/cancel_request`` notifications for such
+requests, ``session/new`` and its response (the session it names), and a
+connection's ``closed`` event in every session that connection took part in.
+Each projection is then explained as a model run of its own. That is sound
+because every rule the model checks is about one session (its prompts, message
+IDs, echoes, foreground state, tool calls and permission requests); what binds
+sessions together is either on the wire only (request ids per connection,
+checked by the rule-based monitor) or a connection's loss, which every session
+the connection took part in sees as its own ``closed`` event.
+
+``prepare`` turns one projection into the model's message tuples
+(``abstract``), numbers its connections as the model's clients, and drops the
+lines the model has no vocabulary for (counting them: ``Prepared.skipped``).
+Everything it abstracts away is listed, with why that is safe, in the comments
+of ``prepare`` and in docs/transcripts.md (``trace --model``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Line", "abstract", "prepare", "symbol"]
+from acp_lifecycle.model.state import ERR_FAILURE
+
+__all__ = ["Line", "Part", "Prepared", "abstract", "prepare", "split_sessions", "symbol"]
 
 # ---------------------------------------------------------------------------
 # Abstraction: JSON-RPC -> the model's message tuples (raw ids kept)
@@ -41,6 +54,19 @@ def _first_text(blocks) -> str:
     return ""
 
 
+def _obj(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+#: Requests of the agent that the model's permission request stands for: a
+#: blocking request to one client. A session-scoped elicitation "follows the
+#: aggregate foreground-state contract" of 2.4.0 exactly as a permission request
+#: does (requires_action while it blocks the work, running when progress resumes,
+#: cancelled with the work); what it asks for is outside the model's vocabulary,
+#: as a permission request's operation is.
+BLOCKING_REQUESTS = ("session/request_permission", "elicitation/create")
+
+
 def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
     """A transcript line as a model message tuple with the transcript's raw ids.
 
@@ -56,7 +82,7 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         return None
     sender = entry.get("from")
     method = msg.get("method")
-    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    params = _obj(msg.get("params"))
     if sender == "client":
         if method == "session/prompt":
             return ("prompt", _key(msg.get("id")), symbol(_first_text(params.get("prompt"))))
@@ -64,12 +90,23 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
             return ("cancel_req", _key(params.get("requestId")))
         if method == "session/cancel":
             return ("cancel",)
+        if method == "session/close":
+            # 2.4.0: "The Agent MUST cancel any ongoing work related to the session
+            # as if `session/cancel` was called"; what closing adds (background
+            # work stopped, resources freed, nothing more on that connection after
+            # the response) is handled by ``prepare``.
+            return ("cancel",)
         if method == "session/resume":
             return ("resume", _key(msg.get("id")), bool(params.get("replayFrom")))
-        if method is None and "id" in msg and request_method in (None, "session/request_permission"):
-            if request_method is None and "outcome" not in (msg.get("result") or {}):
+        if method is None and "id" in msg and request_method in (None,) + BLOCKING_REQUESTS:
+            result = _obj(msg.get("result"))
+            if request_method == "elicitation/create" or (request_method is None and "action" in result):
+                # accept / decline answer the request; "cancel" is the answer to a
+                # cancelled one ("The elicitation was cancelled.")
+                return ("perm_ans", _key(msg.get("id")), "cancelled" if result.get("action") == "cancel" else "selected")
+            if request_method is None and "outcome" not in result:
                 return None
-            outcome = ((msg.get("result") or {}).get("outcome") or {}).get("outcome")
+            outcome = _obj(result.get("outcome")).get("outcome")
             return ("perm_ans", _key(msg.get("id")), "cancelled" if outcome == "cancelled" else "selected")
         return None
     if sender != "agent":
@@ -92,7 +129,9 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         if request_method in (None, "session/resume"):
             return ("resumed", rid)
         return None
-    if method == "session/request_permission":
+    if method in BLOCKING_REQUESTS:
+        if method == "elicitation/create" and "sessionId" not in params:
+            return None  # request-scoped: "do not themselves change session state"
         return ("perm", _key(msg.get("id")))
     if method == "$/cancel_request":
         return ("perm_cancel", _key(params.get("requestId")))
@@ -116,9 +155,22 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         stop = u.get("stopReason") or ""
         if isinstance(stop, str) and stop.startswith("_"):
             stop = "_custom"  # the model's one custom stop reason stands for every `_` value
+        if stop == "error" and isinstance(err, dict):
+            # The model's failures carry one error object, -32000 (docs/model.md,
+            # section 4, "Errors are codes"); what the object says is the failure's
+            # own detail, and no rule reads it. An error object beside any other
+            # stop reason keeps its code: the model never sends one there.
+            code = ERR_FAILURE
         return ("state", u.get("state"), stop, code or 0)
     if kind in ("tool_call", "tool_call_update"):
-        return ("tool", _key(u.get("toolCallId")), u.get("status", "pending"))
+        status = u.get("status", "pending")
+        if status == "cancelled":
+            # "The tool call was cancelled before it completed": the model's tool
+            # calls end completed or failed, and a call that did not complete is
+            # failed there (docs/model.md, section 5: the model gives the calls of
+            # cancelled work a terminal status that says they did not complete).
+            status = "failed"
+        return ("tool", _key(u.get("toolCallId")), status)
     if kind == "notice":
         return ("notice",)
     if kind == "error":
@@ -128,7 +180,117 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
 
 
 # ---------------------------------------------------------------------------
-# Preparing a transcript
+# Projection on sessions
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Part:
+    """One session's projection of a transcript."""
+
+    session: object  # the sessionId (any JSON value); None for lines that name none
+    entries: list = field(default_factory=list)  # [(line number, entry), ...]
+    creator: str | None = None  # label of the connection whose session/new made it
+
+
+@dataclass
+class Sessions:
+    parts: list  # [Part, ...] in order of first appearance
+    skipped: int  # lines of no session (initialize, its response, ...)
+    raw: list  # line numbers of wire lines that are not JSON-RPC messages
+    initialized: frozenset  # labels of connections whose `initialize` is in the log
+
+
+def _sid_key(sid) -> str:
+    return _key(sid)
+
+
+def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
+    """The transcript projected on each session it holds (see the module docstring)."""
+    labels_of: dict[str, set] = {}  # session key -> labels that took part
+    parts: dict[str, Part] = {}
+    requests: dict[tuple, tuple] = {}  # (label, sender, id key) -> (method, session key or None)
+    skipped = 0
+    raw: list[int] = []
+    initialized = set()
+    # session/new: the session is named by its response, which may come after
+    # updates for it ("Updates may arrive before or after this response").
+    created: dict[tuple, object] = {}  # (label, id key) -> sessionId
+    pending_new: dict[tuple, int] = {}
+    for n, e in entries:
+        msg = e.get("msg")
+        if not isinstance(msg, dict) or "id" not in msg:
+            continue
+        lab = str(e.get("conn"))
+        try:
+            k = (lab, _key(msg.get("id")))
+        except (TypeError, ValueError):
+            continue
+        if e.get("from") == "client" and msg.get("method") == "session/new":
+            pending_new[k] = n
+        elif e.get("from") == "agent" and msg.get("method") is None and k in pending_new:
+            sid = _obj(msg.get("result")).get("sessionId")
+            if sid is not None:
+                created[k] = sid
+            del pending_new[k]
+
+    def part(sid) -> Part:
+        key = _sid_key(sid)
+        if key not in parts:
+            parts[key] = Part(sid)
+            labels_of[key] = set()
+        return parts[key]
+
+    for n, e in entries:
+        lab = str(e.get("conn"))
+        if e.get("event") == "closed":
+            for key, labs in labels_of.items():
+                if lab in labs:
+                    parts[key].entries.append((n, e))
+            continue
+        msg, sender = e.get("msg"), e.get("from")
+        if not isinstance(msg, dict):
+            if "raw" in e:
+                raw.append(n)
+            skipped += 1
+            continue
+        method = msg.get("method")
+        params = _obj(msg.get("params"))
+        key = None
+        try:
+            idk = _key(msg["id"]) if "id" in msg else None
+        except (TypeError, ValueError):
+            idk = None
+        if isinstance(method, str):
+            if method == "initialize":
+                initialized.add(lab)
+            if method == "session/new" and sender == "client":
+                sid = created.get((lab, idk))
+                key = None if sid is None else _sid_key(sid)
+                if key is not None:
+                    part(sid).creator = part(sid).creator or lab
+            elif method == "$/cancel_request":
+                target = requests.get((lab, sender, _key(params.get("requestId"))))
+                key = target[1] if target else None
+            elif "sessionId" in params:
+                key = _sid_key(params["sessionId"])
+                part(params["sessionId"])
+            if idk is not None:
+                requests[(lab, sender, idk)] = (method, key)
+        elif idk is not None:
+            other = "agent" if sender == "client" else "client"
+            target = requests.get((lab, other, idk))
+            key = target[1] if target else None
+        if key is None:
+            skipped += 1
+            continue
+        parts[key].entries.append((n, e))
+        labels_of[key].add(lab)
+    return Sessions([p for p in parts.values() if p.entries], skipped, raw, frozenset(initialized))
+
+
+# ---------------------------------------------------------------------------
+# Preparing one session's lines
 # ---------------------------------------------------------------------------
 
 _LABEL = re.compile(r"^c(\d+)(?:\.(\d+))?$")
@@ -144,11 +306,32 @@ class Line:
     msg: tuple  # abstract message
 
 
-def prepare(entries: list[tuple[int, dict]]) -> tuple[list[Line], int, int]:
-    """(lines the model can speak about, number of clients, lines skipped)."""
+@dataclass
+class Prepared:
+    lines: list  # [Line, ...]: what the model must explain, in order
+    clients: int  # the model's clients (connection labels cN and cN.k are client N)
+    skipped: int  # lines set aside: outside the model's vocabulary, or abstracted away
+    late: frozenset = frozenset()  # clients not attached when the session starts (they join by resume)
+
+
+def _is_start(replay_from) -> bool:
+    return replay_from is None or (isinstance(replay_from, dict) and replay_from.get("type") == "start")
+
+
+def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(), creator: str | None = None) -> Prepared:
+    """One session's lines in the model's vocabulary.
+
+    ``initialized``: labels whose ``initialize`` is in the log (their sessions
+    are exactly those they created or resumed); ``creator``: the label whose
+    ``session/new`` created this session. A client is attached when the model
+    starts unless its first line is its own ``session/resume``, or the session
+    was created in the log and the client's first connection was initialized in
+    the log but did not create it: such a client joins by resume
+    (``Prepared.late``).
+    """
     labels = []
     for _, e in entries:
-        lab = str(e["conn"])
+        lab = str(e.get("conn"))
         if lab not in labels:
             labels.append(lab)
     keys = []  # client keys: ("n", N) for cN/cN.k, ("l", label) otherwise
@@ -162,31 +345,109 @@ def prepare(entries: list[tuple[int, dict]]) -> tuple[list[Line], int, int]:
     index = {k: i for i, k in enumerate(numbered + others)}
     conn_of: dict[str, tuple[int, int]] = {}
     per_client: dict[int, int] = {}
+    first_label: dict[int, str] = {}
     for lab in labels:
         m = _LABEL.match(lab)
         c = index[("n", int(m.group(1))) if m else ("l", lab)]
         conn_of[lab] = (c, per_client.get(c, 0))
         per_client[c] = per_client.get(c, 0) + 1
+        first_label.setdefault(c, lab)
+
+    # Look-ahead: which requests are answered with an error (a resume rejected
+    # before it attached anything), and which tool calls are background work.
+    errors: dict[tuple, int] = {}
+    background: set[str] = set()
+    for _, e in entries:
+        msg = e.get("msg")
+        if not isinstance(msg, dict):
+            continue
+        lab, sender = str(e.get("conn")), e.get("from")
+        try:
+            idk = _key(msg["id"]) if "id" in msg else None
+        except (TypeError, ValueError):
+            idk = None
+        if isinstance(msg.get("method"), str):
+            u = _obj(_obj(msg.get("params")).get("update"))
+            if u.get("sessionUpdate") == "state_update" and isinstance(u.get("background"), list):
+                for item in u["background"]:
+                    if isinstance(item, dict) and item.get("type") == "tool_call" and "toolCallId" in item:
+                        background.add(_key(item["toolCallId"]))
+        elif idk is not None and isinstance(msg.get("error"), dict):
+            other = "agent" if sender == "client" else "client"
+            errors.setdefault((lab, other, idk), msg["error"].get("code"))
+
+    late = set()
+    for c, lab in first_label.items():
+        first = next(e for _, e in entries if str(e.get("conn")) == lab)
+        own_resume = first.get("from") == "client" and _obj(first.get("msg")).get("method") == "session/resume"
+        if own_resume or (creator is not None and lab in initialized and lab != creator):
+            late.add(c)
+
     pending: dict[tuple, str] = {}  # (label, sender, id key) -> method
     out: list[Line] = []
     skipped = 0
+    opened: set[str] = set()  # labels attached to the session (so far as the log shows)
+    closed_at: set[str] = set()  # labels whose session/close was answered
+    replaying: set[str] = set()  # labels between a resume with replayFrom and its snapshot
+    streaming: dict[str, set] = {}  # label -> messageIds whose chunked stream has begun there
+    told: dict[str, tuple] = {}  # label -> the last state_update kept there
+    for lab in labels:
+        c, ep = conn_of[lab]
+        if not (c in late and ep == 0):
+            opened.add(lab)
     for n, e in entries:
-        lab = str(e["conn"])
+        lab = str(e.get("conn"))
         c, ep = conn_of[lab]
         if e.get("event") == "closed":
             out.append(Line(n, lab, c, ep, "event", ("closed",)))
+            replaying.discard(lab)
             continue
         msg, sender = e.get("msg"), e.get("from")
         request_method = None
+        idk = None
         if isinstance(msg, dict):
-            if isinstance(msg.get("method"), str) and "id" in msg:
-                try:
-                    pending[(lab, sender, _key(msg["id"]))] = msg["method"]
-                except TypeError:
-                    pass
-            elif msg.get("method") is None and "id" in msg:
+            try:
+                idk = _key(msg["id"]) if "id" in msg else None
+            except (TypeError, ValueError):
+                idk = None
+            if isinstance(msg.get("method"), str) and idk is not None:
+                pending[(lab, sender, idk)] = msg["method"]
+            elif msg.get("method") is None and idk is not None:
                 other = "agent" if sender == "client" else "client"
-                request_method = pending.get((lab, other, _key(msg.get("id"))))
+                request_method = pending.get((lab, other, idk))
+        m = _obj(msg)
+        method = m.get("method")
+        if sender == "agent" and lab not in opened and not (method is None and request_method is not None):
+            # The agent sends nothing for a session to a connection that neither
+            # created nor resumed it ("updates_only_for_opened_sessions"): no model
+            # step sends to a client that is not attached, whatever the message.
+            out.append(Line(n, lab, c, ep, sender, ("unopened",)))
+            continue
+        if sender == "agent" and lab in closed_at and isinstance(method, str):
+            # 2.4.0: "After the close response, the Agent sends no other messages
+            # for the session on that connection." (Responses still answer their
+            # requests: "Prompt responses need not precede the close response.")
+            out.append(Line(n, lab, c, ep, sender, ("after_close",)))
+            continue
+        if sender == "client" and method == "session/resume":
+            cursor = _obj(m.get("params")).get("replayFrom")
+            if not _is_start(cursor) and errors.get((lab, "client", idk)) == -32602:
+                # A cursor the model's clients never ask for, rejected as 2.4.0
+                # requires: nothing happened to the session. Its response is
+                # skipped below (an error to a request set aside).
+                pending[(lab, sender, idk)] = "_rejected_resume"
+                skipped += 1
+                continue
+            opened.add(lab)
+            streaming.pop(lab, None)
+            told.pop(lab, None)
+            if cursor is not None:
+                replaying.add(lab)
+        if request_method == "_rejected_resume":
+            skipped += 1
+            continue
+        if sender == "agent" and request_method == "session/close" and "result" in m:
+            closed_at.add(lab)
         try:
             a = abstract(e, request_method)
         except (AttributeError, TypeError, ValueError):
@@ -194,5 +455,47 @@ def prepare(entries: list[tuple[int, dict]]) -> tuple[list[Line], int, int]:
         if a is None:
             skipped += 1
             continue
+        if sender == "agent":
+            if a[0] == "tool" and a[1] in background:
+                # Background work is outside the model's vocabulary: a tool call the
+                # agent lists in a `background` list is not foreground work, and its
+                # updates, before and after the listing, are judged by the monitor's
+                # background rules only ("Background activity can continue and emit
+                # other session/update notifications while idle").
+                skipped += 1
+                continue
+            if a[0] == "tool" and lab in replaying:
+                # History: a resume with replayFrom replays "all retained conversation
+                # history" before its snapshot, tool calls of ended work included
+                # (docs/transcripts.md); the model replays user messages only.
+                skipped += 1
+                continue
+            if a[0] == "state":
+                replaying.discard(lab)
+                u = _obj(_obj(m.get("params")).get("update"))
+                if "background" in u and told.get(lab) == a:
+                    # A repeated snapshot that carries an updated background list:
+                    # "A repeated state may carry updated information without another
+                    # state transition." The update it carries is outside the model's
+                    # vocabulary; the state, stop reason and error repeat what this
+                    # connection was last told, so no participant of the model could
+                    # read anything new in it.
+                    skipped += 1
+                    continue
+                told[lab] = a
+            if a[0] == "chunk":
+                seen = streaming.setdefault(lab, set())
+                if a[1] in seen:
+                    # The same message streamed on: the model streams one chunk per
+                    # message (docs/model.md, section 4, abstraction 1: content is one
+                    # symbol, and every chunk rule is about whether content is appended
+                    # or replaced, which the first chunk already shows).
+                    skipped += 1
+                    continue
+                seen.add(a[1])
+            elif a[0] == "um":
+                streaming.get(lab, set()).discard(a[1])  # a user_message starts the content again
+            elif a[0] == "resumed":
+                replaying.discard(lab)
         out.append(Line(n, lab, c, ep, sender, a))
-    return out, len(index) or 1, skipped
+    return Prepared(out, len(index) or 1, skipped, frozenset(late))

@@ -56,9 +56,9 @@ from acp_lifecycle.model.symmetry import ids_opaque, renumber_ids
 from acp_lifecycle.model.system import NOT_INSERTED, initial_state, successors
 from acp_lifecycle.model.wire import agent_message, client_message, summary
 
-from .abstraction import Line, abstract, prepare, symbol
+from .abstraction import Line, Prepared, abstract, prepare, split_sessions, symbol
 
-__all__ = ["Explanation", "abstract", "config_for", "explain", "prepare"]
+__all__ = ["Explanation", "abstract", "config_for", "explain", "prepare", "split_sessions"]
 
 
 # ---------------------------------------------------------------------------
@@ -81,20 +81,27 @@ def config_for(entries: list[tuple[int, dict]], clamp: bool = True) -> Config:
     every exploration flag on, ``down_latency=False`` (deliveries to clients
     are not in a transcript).
 
+    A client that joins the session by resume (``Prepared.late``) starts
+    with its connection lost: one more loss each.
+
     With ``clamp`` the integer bounds are clamped to ``config.LIMITS``
     (``explain`` reports which); without, they are kept (the transcript itself
     bounds the search, so LIMITS, which are about exhaustive search, need not
-    apply).
+    apply). A transcript of several sessions gives the bounds of its first
+    (``explain`` derives them per session).
     """
-    cfg, _, _ = _config_and_clamps(entries, clamp)
+    sessions = split_sessions(entries)
+    part = sessions.parts[0] if sessions.parts else None
+    prep = prepare(part.entries if part else [], sessions.initialized, part.creator if part else None)
+    cfg, _, _ = _config_and_clamps(prep, clamp)
     return cfg
 
 
-def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], Config]:
+def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list[str], Config]:
     """(bounds, clamp notes, quick bounds): the quick bounds assume prompts
     started all work but the surplus (agent_work = working episodes - prompts);
     ``explain`` tries them first, then the full bounds."""
-    lines, nclients, _ = prepare(entries)
+    lines, nclients = prep.lines, prep.clients
     prompts: dict[int, int] = {}
     cancels = resumes = closed = restarts = perms = failures = running = blocked = 0
     meta = False
@@ -155,7 +162,7 @@ def _config_and_clamps(entries, clamp: bool = True) -> tuple[Config, list[str], 
         "prompts": max(prompts.values(), default=0),
         "cancels": cancels,
         "resumes": resumes,
-        "losses": closed,
+        "losses": closed + len(prep.late),
         "restarts": min(restarts, closed),
         "tool_calls": len(tools),
         "permissions": max(perms, blocked),
@@ -208,10 +215,14 @@ class Explanation:
     allowed: list[str] = field(default_factory=list)  # what the model could have produced there
     nodes: int = 0
     clamped: list[str] = field(default_factory=list)
-    skipped: int = 0  # lines outside the model's vocabulary
+    skipped: int = 0  # lines set aside: outside the model's vocabulary, or abstracted away
     exhausted: bool = False  # max_nodes was reached before the search finished
     config: Config | None = None
     at_end: bool = False  # complete=True: every line is explained, but the log cannot end there
+    matched: int = 0  # lines a model step produced
+    sessions: int = 1  # sessions in the transcript, each explained by a model run of its own
+    session: object = None  # the sessionId of the unexplained session
+    note: str = ""  # why, when no model step could be tried at that line
 
     def data(self) -> dict:
         return {
@@ -222,21 +233,31 @@ class Explanation:
             "nodes": self.nodes,
             "clamped": self.clamped,
             "skipped": self.skipped,
+            "matched": self.matched,
+            "sessions": self.sessions,
+            "session": self.session,
             "exhausted": self.exhausted,
             "at_end": self.at_end,
         }
 
     def text(self) -> str:
         if self.explained:
-            return "explained"
+            runs = f"{self.sessions} sessions, each by a run of its own" if self.sessions > 1 else "1 session"
+            return (
+                f"explained ({runs}; {self.matched} line(s) matched by model steps, "
+                f"{self.skipped} set aside as outside the model's vocabulary)"
+            )
+        where = f" (session {json.dumps(self.session)})" if self.sessions > 1 and self.session is not None else ""
+        if self.note:
+            return f"line {self.first_unexplained_line}: no run of the model explains this: {self.note}"
         allowed = "; ".join(self.allowed) if self.allowed else "nothing"
         if self.at_end:
             return (
-                f"end of transcript (after line {self.prefix_lines}): no run of the model ends here; "
+                f"end of transcript (after line {self.prefix_lines}){where}: no run of the model ends here; "
                 f"the model would still send: {allowed}"
             )
         s = (
-            f"line {self.first_unexplained_line}: no run of the model explains this; "
+            f"line {self.first_unexplained_line}: no run of the model explains this{where}; "
             f"explained up to line {self.prefix_lines}; the model allows here: {allowed}"
         )
         if self.exhausted:
@@ -318,13 +339,13 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
     return False
 
 
-def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = None) -> str:
+def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = None, names: dict | None = None) -> str:
     """``LABEL FROM: summary`` of a model message, with the transcript's raw ids
     where the mapping knows them and ``<new>`` where the model would use an id
     the transcript has not shown yet."""
     mp = mp or {}
     e = epochs[c]
-    label = f"c{c}" if e == 0 else f"c{c}.{e}"
+    label = (names or {}).get((c, e)) or (f"c{c}" if e <= 0 else f"c{c}.{e}")
     if sender == "event":
         return f"{label} closed"
 
@@ -372,6 +393,10 @@ def explain(
     question is whether the transcript is allowed; the rule-based monitor
     reports the SHOULDs.
 
+    Each session of the transcript (``split_sessions``) is explained by a model
+    run of its own; the transcript is explained when every session is. The
+    first unexplained line reported is the earliest over the sessions.
+
     ``entries`` as ``sims.wire.transcript.parse_text`` returns them. ``cfg``
     overrides the bounds ``config_for`` derives; ``clamp`` clamps them to
     LIMITS (by default bounds beyond LIMITS are kept and listed in
@@ -383,11 +408,41 @@ def explain(
     ``allowed`` lists what the model would still have had to send.
     """
     rules = rules.with_(lenient=True)
-    lines, nclients, skipped = prepare(entries)
-    derived, clamped, quick = _config_and_clamps(entries, clamp)
+    sessions = split_sessions(entries)
+    results: list[Explanation] = []
+    budget = max_nodes
+    for part in sessions.parts:
+        prep = prepare(part.entries, sessions.initialized, part.creator)
+        r = _explain_session(prep, rules, budget, cfg, clamp, complete)
+        r.session = part.session
+        results.append(r)
+        budget = max(1, budget - r.nodes)
+    if sessions.raw:
+        n = sessions.raw[0]
+        results.append(Explanation(False, n, n - 1, note="it is not a JSON-RPC message, and every message of the model is one"))
+    last = max((n for n, _ in entries), default=0)
+    out = Explanation(True, None, last)
+    failed = [r for r in results if not r.explained]
+    if failed:
+        out = replace(min(failed, key=lambda r: r.first_unexplained_line))
+    elif results:
+        out.config = results[-1].config
+    out.nodes = sum(r.nodes for r in results)
+    out.skipped = sessions.skipped + sum(r.skipped for r in results)
+    out.matched = sum(r.matched for r in results)
+    out.clamped = list(dict.fromkeys(c for r in results for c in r.clamped))
+    out.exhausted = any(r.exhausted for r in results)
+    out.sessions = len(sessions.parts)
+    return out
+
+
+def _explain_session(prep: Prepared, rules: Rules, max_nodes: int, cfg: Config | None, clamp: bool,
+                     complete: bool) -> Explanation:
+    """One session's lines: the search, with the quick bounds first."""
+    derived, clamped, quick = _config_and_clamps(prep, clamp)
     if cfg is not None:
-        return _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, False)
-    resumes = [ln.msg for ln in lines if ln.msg[0] == "resume"]
+        return _search(prep, cfg, rules, max_nodes, complete, clamped, False)
+    resumes = [ln.msg for ln in prep.lines if ln.msg[0] == "resume"]
     if not any(m[2] or rules.replay_without_replay_from for m in resumes):
         # Whether a message is retained or live-only shows only in a replay:
         # without one, exploring both only doubles the states per prompt.
@@ -398,11 +453,11 @@ def explain(
     nodes = 0
     if quick != derived:
         # Cheap first: most working episodes are the prompts' own work.
-        r = _search(lines, quick, rules, max_nodes, complete, clamped, skipped, retain)
+        r = _search(prep, quick, rules, max_nodes, complete, clamped, retain)
         if r.explained:
             return r
         nodes = r.nodes
-    r = _search(lines, derived, rules, max_nodes, complete, clamped, skipped, retain)
+    r = _search(prep, derived, rules, max_nodes, complete, clamped, retain)
     r.nodes += nodes
     return r
 
@@ -482,7 +537,7 @@ def _due(action: tuple, s, pos: int, lines, epochs) -> bool:
             and symbol(content) == ln.msg[2])
 
 
-def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) -> Explanation:
+def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> Explanation:
     """Breadth-first over transcript positions: the nodes (model state, connection
     epochs, id bindings) consistent with the first p lines, one set per p.
 
@@ -491,12 +546,22 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
     dropped. Nodes are normalised before they are compared (``_forget``,
     ``_rename_mids``, ``_retain_all``): the set for a position holds what a
     later line can still tell apart, so its size stays bounded as the log
-    grows, and the search time grows with the log's length."""
+    grows, and the search time grows with the log's length.
+
+    A client that joins the session by resume (``prep.late``) starts with its
+    connection lost: the run begins with a ``ConnectionLost`` step for it,
+    before the transcript (its first connection is then the one its resume
+    opens)."""
+    lines, skipped = prep.lines, prep.skipped
     total = len(lines)
     s0 = initial_state(cfg)
+    for c in sorted(prep.late):
+        s0 = next(st.state for st in successors(s0, cfg, rules) if st.action == ("ConnectionLost", c))
+    names = {(ln.client, ln.epoch): ln.label for ln in lines}
     rename = ids_opaque(rules)
     lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
-    start = (s0, 0, (0,) * cfg.clients, frozenset())
+    epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
+    start = (s0, 0, epochs0, frozenset())
     buckets: dict[int, list] = {0: [start]}
     seen: dict[int, set] = {0: {start}}
     nodes = 1
@@ -519,7 +584,8 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
         for node in work:  # grows while it runs: silent steps stay at pos
             s, _, epochs, fmap = node
             if pos == total and (not complete or not any(m.owed for m in s.agent.conv)):
-                return Explanation(True, None, lines[-1].n if lines else 0, [], nodes, clamped, skipped, False, cfg)
+                return Explanation(True, None, lines[-1].n if lines else 0, [], nodes, clamped, skipped, False, cfg,
+                                   matched=total)
             reach(pos, None)
             for step in successors(s, cfg, rules):
                 eps = epochs
@@ -536,9 +602,10 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
                     if p >= total:
                         if not complete:
                             # The log was cut in the middle of this step's lines.
-                            return Explanation(True, None, lines[-1].n, [], nodes, clamped, skipped, False, cfg)
+                            return Explanation(True, None, lines[-1].n, [], nodes, clamped, skipped, False, cfg,
+                                               matched=total)
                         ok = False
-                        reach(p, _render(c, sender, mm, eps, mp or dict(fmap)))
+                        reach(p, _render(c, sender, mm, eps, mp or dict(fmap), names))
                         break
                     line = lines[p]
                     if mp is None:
@@ -546,7 +613,7 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
                     if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
                         ok = False
                         if p >= best:
-                            reach(p, _render(c, sender, mm, eps, mp))
+                            reach(p, _render(c, sender, mm, eps, mp, names))
                         break
                     p += 1
                 if not ok:
@@ -575,4 +642,5 @@ def _search(lines, cfg, rules, max_nodes, complete, clamped, skipped, retain) ->
     at_end = best == total
     first = lines[best].n if not at_end else (lines[-1].n + 1 if lines else 1)
     prefix = lines[best - 1].n if best > 0 else 0
-    return Explanation(False, first, prefix, sorted(allowed), nodes, clamped, skipped, exhausted, cfg, at_end)
+    return Explanation(False, first, prefix, sorted(allowed), nodes, clamped, skipped, exhausted, cfg, at_end,
+                       matched=best)
