@@ -355,8 +355,8 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     for k, (tid, status) in enumerate(w.tools):
         for event in ("run", "complete", "fail"):
             nxt_status = TOOL.get((status, event))
-            if nxt_status is None or (event == "fail" and status == "pending"):
-                continue  # a pending call fails only with the work around it
+            if nxt_status is None:
+                continue
             o = _Out(s)
             o.broadcast(("tool", tid, nxt_status, False))
             w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
@@ -377,12 +377,13 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     if used.perms < cfg.permissions:
         pid = used.perms + 1
         for c in _attached(a):
-            o = _Out(s)
-            o.broadcast(("state", REQUIRES_ACTION, "", 0))
-            o.send(c, ("perm", pid))
-            a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
-            nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
-            out.append(Step(("AgentRequestPermission", c), nxt, tuple(o.emitted)))
+            for first in _request_orders(cfg):
+                o = _Out(s)
+                _block(o, c, pid, first)
+                a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
+                nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
+                label = ("AgentRequestPermission", c) + (("request-first",) if first else ())
+                out.append(Step(label, nxt, tuple(o.emitted)))
     if all(st in ("completed", "failed") for _, st in w.tools) and not _awaits_response(a, rules):
         for reason in cfg.stop_reasons:
             if reason == "" and rules.spec == "rfd+2.4.0" and not rules.lenient:
@@ -390,6 +391,27 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             if rules.protocol == "v1" and reason in ("", "_custom"):
                 continue  # v1: the response's stopReason is required, from a closed set
             out.append(_end(s, cfg, rules, ("AgentEndWork", reason), reason))
+
+
+def _request_orders(cfg: Config) -> tuple[bool, ...]:
+    """Whether the permission request goes before the `requires_action` that reports it.
+
+    Neither text orders them: `requires_action` reports that "the foreground
+    workflow as a whole is blocked on user action", and 2.4.0 keeps the two
+    apart ("Pending permissions or elicitations alone do not imply this state
+    ...  Responding to one request does not itself imply `running`"). An agent
+    on the official SDK sends the request first (``Config.request_first``).
+    """
+    return (False, True) if cfg.request_first else (False,)
+
+
+def _block(o: _Out, c: int, pid: int, request_first: bool) -> None:
+    """Report `requires_action` to every attached client and send permission request pid to client c."""
+    if request_first:
+        o.send(c, ("perm", pid))
+    o.broadcast(("state", REQUIRES_ACTION, "", 0))
+    if not request_first:
+        o.send(c, ("perm", pid))
 
 
 def _attached(a: Agent) -> list[int]:
@@ -420,7 +442,9 @@ def _begins(s: System, cfg: Config, label: tuple, inputs: tuple, used: Used) -> 
     if used.perms < cfg.permissions:
         pid = used.perms + 1
         for c in _attached(s.agent):
-            steps.append(_begin(s, label + ("blocked", c), inputs, used._replace(perms=pid), blocked=(c, pid)))
+            for first in _request_orders(cfg):
+                tail = ("blocked", c) + (("request-first",) if first else ())
+                steps.append(_begin(s, label + tail, inputs, used._replace(perms=pid), blocked=(c, pid, first)))
     return steps
 
 
@@ -430,9 +454,8 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = 
     serial = a.serial + 1
     work = Work(serial, inputs, (), False, 0, 0)
     if blocked:
-        c, pid = blocked
-        o.broadcast(("state", REQUIRES_ACTION, "", 0))
-        o.send(c, ("perm", pid))
+        c, pid, first = blocked
+        _block(o, c, pid, first)
         fg = FOREGROUND[(a.fg, "start_blocked")]
         work = work._replace(perm=pid)
     else:

@@ -103,6 +103,11 @@ class Config:
     #: explore a live echo by chunk followed by a metadata-only user_message
     #: (``content`` omitted: "A metadata-only update does not clear content")
     meta: bool = False
+    #: explore a permission request sent before the `requires_action` that
+    #: reports it (neither text orders them; an agent on the official SDK does
+    #: it). Off in the named configurations, whose state counts are pinned;
+    #: ``trace --model`` turns it on
+    request_first: bool = False
     #: agent -> client messages wait in a FIFO channel until a delivery step
     #: (True), or reach the client in the step that sends them (False: see
     #: docs/model.md, "Instant delivery to clients", for why the verdicts agree)

@@ -193,6 +193,7 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
         live_only=True,
         chunks=True,
         meta=meta,
+        request_first=True,
         down_latency=False,
         **want,
     )
