@@ -361,19 +361,23 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             o.broadcast(("tool", tid, nxt_status, False))
             w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
             out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
-    if w.cancelling:
-        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
-        return
     if used.tools < cfg.tool_calls:
         tid = used.tools + 1
         # A new call is announced pending, or already running (the first report
-        # of a call may carry any status).
+        # of a call may carry any status). Cancelled work may still report one
+        # ("MAY send content or tool call updates after receiving
+        # `session/cancel`"): an agent processes the cancel concurrently with
+        # the work it cancels, and its next update may be a call it was about
+        # to start.
         for event, status in (("start", "pending"), ("start-running", TOOL[("pending", "run")])):
             o = _Out(s)
             o.broadcast(("tool", tid, status, True))
             w2 = w._replace(tools=w.tools + ((tid, status),))
             nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
             out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
+    if w.cancelling:
+        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
+        return
     if used.perms < cfg.permissions:
         pid = used.perms + 1
         for c in _attached(a):
