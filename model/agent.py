@@ -231,11 +231,23 @@ def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
     return a._replace(reqs=_set(a.reqs, idx, req), next_id=nxt, issued=tuple(sorted(a.issued + ((mid, idx),))))
 
 
+def _covered(req: Req, rules: Rules) -> bool:
+    """Is this prompt covered by a `session/cancel` whose rejection is still to come (``cancel_rejects_held="later"``)?"""
+    return req.cut and rules.cancel_rejects_held == "later"
+
+
 def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     for idx, req in enumerate(a.reqs):
         phase = req.phase
-        if phase in NOT_INSERTED:
+        if phase in NOT_INSERTED and _covered(req, rules):
+            # 2.4.0: `session/cancel` "Cancels a session's foreground work and its
+            # prompts not yet inserted": this one is never inserted, and its
+            # answer is -32800, whenever the agent sends it.
+            o = _Out(s)
+            a2 = _reject(a, idx, o, ERR_CANCELLED, rules)
+            out.append(Step(("AgentRejectPrompt", idx, "cancelled"), _commit(s, a2, o), tuple(o.emitted)))
+        elif phase in NOT_INSERTED:
             if phase == "received" and cfg.hold:
                 r = req._replace(phase=REQUEST[(phase, "hold")])
                 nxt = s._replace(agent=a._replace(reqs=_set(a.reqs, idx, r)))
@@ -330,7 +342,8 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     if w is None:
         if a.fg != IDLE:
             return  # only a buggy agent gets here: it dropped work without an idle
-        waiting = [i for i, r in enumerate(a.reqs) if r.phase in NOT_INSERTED and not r.orphan and not r.hooked]
+        waiting = [i for i, r in enumerate(a.reqs)
+                   if r.phase in NOT_INSERTED and not r.orphan and not r.hooked and not _covered(r, rules)]
         if a.pending:
             out.extend(_begins(s, cfg, ("AgentBeginWork", "input"), a.pending, used))
         elif waiting and cfg.hook:

@@ -214,7 +214,12 @@ class Rules:
 
     # --- cancellation ----------------------------------------------------
     #: `session/cancel` also rejects prompts not yet inserted with -32800:
-    #: "may" (RFD: the agent may do so, as internal cancellation) or "must" (2.4.0)
+    #: "may" (RFD: the agent may do so, as internal cancellation), "must"
+    #: (2.4.0, all of them in the step that receives the cancel) or "later"
+    #: (2.4.0 read to the letter: the cancel covers them, so they are never
+    #: inserted, and the agent rejects each with -32800 at any point after it;
+    #: an agent processes the cancel concurrently with the work it stops, so
+    #: updates of that work may come first. ``trace --model`` explains with it)
     cancel_rejects_held: str = "may"
     #: on `session/cancel`, cancel the pending permission request of the
     #: cancelled work with `$/cancel_request` (2.4.0 SHOULD; the RFD, silent

@@ -392,7 +392,8 @@ def explain(
 
     The agent of the model may skip a SHOULD here (``Rules.lenient``): the
     question is whether the transcript is allowed; the rule-based monitor
-    reports the SHOULDs.
+    reports the SHOULDs. Under ``cancel_rejects_held="must"`` it rejects the
+    prompts a cancel covers at any point after the cancel ("later").
 
     Each session of the transcript (``split_sessions``) is explained by a model
     run of its own; the transcript is explained when every session is. The
@@ -409,6 +410,11 @@ def explain(
     ``allowed`` lists what the model would still have had to send.
     """
     rules = rules.with_(lenient=True)
+    if rules.cancel_rejects_held == "must":
+        # The 2.4.0 reading to the letter: the prompts a cancel covers are never
+        # inserted and are answered -32800, but not necessarily before the
+        # cancelled work's last updates (``Rules.cancel_rejects_held``).
+        rules = rules.with_(cancel_rejects_held="later")
     sessions = split_sessions(entries)
     results: list[Explanation] = []
     budget = max_nodes
@@ -471,14 +477,16 @@ def _retain_all(s):
     return s._replace(agent=a._replace(conv=tuple(m._replace(retained=True) for m in a.conv)))
 
 
-def _forget(s):
+def _forget(s, keep_cut: bool = False):
     """Forget what no later step reads, so that runs differing only there meet:
     ``hooked`` of a request past insertion (it bounds the hook loop of requests
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
     and the ghosts only properties read (``Msg.aud``, ``Req.cut``,
-    ``Client.cut``, ``Work.hook``): trace validation checks no property."""
-    s = _forget_ghosts(s)
+    ``Client.cut``, ``Work.hook``): trace validation checks no property.
+    With ``keep_cut`` (``cancel_rejects_held="later"``) ``Req.cut`` of a
+    prompt not yet inserted is behaviour, not a ghost, and is kept."""
+    s = _forget_ghosts(s, keep_cut)
     a = s.agent
     if not any((r.hooked and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
         return s
@@ -491,12 +499,13 @@ def _forget(s):
     return s._replace(agent=a._replace(reqs=reqs, issued=issued))
 
 
-def _forget_ghosts(s):
+def _forget_ghosts(s, keep_cut: bool = False):
     a = s.agent
     if any(m.aud for m in a.conv):
         a = a._replace(conv=tuple(m._replace(aud=0) if m.aud else m for m in a.conv))
-    if any(r.cut for r in a.reqs):
-        a = a._replace(reqs=tuple(r._replace(cut=False) if r.cut else r for r in a.reqs))
+    if any(r.cut and not (keep_cut and r.phase in NOT_INSERTED) for r in a.reqs):
+        a = a._replace(reqs=tuple(r._replace(cut=False) if r.cut and not (keep_cut and r.phase in NOT_INSERTED) else r
+                                  for r in a.reqs))
     if a.work is not None and a.work.hook:
         a = a._replace(work=a.work._replace(hook=0))
     clients = s.clients
@@ -561,6 +570,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
     names = {(ln.client, ln.epoch): ln.label for ln in lines}
     rename = ids_opaque(rules)
     lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
+    keep_cut = rules.cancel_rejects_held == "later"
     epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
     start = (s0, 0, epochs0, frozenset())
     buckets: dict[int, list] = {0: [start]}
@@ -620,7 +630,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                 if not ok:
                     continue
                 nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
-                post = _forget(_retain_all(step.state) if retain else step.state)
+                post = _forget(_retain_all(step.state) if retain else step.state, keep_cut)
                 if rename:
                     post, nf = _rename_mids(post, nf)
                 nxt = (post, p, eps, nf)
