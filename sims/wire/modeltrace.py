@@ -547,6 +547,26 @@ def _due(action: tuple, s, pos: int, lines, epochs) -> bool:
             and symbol(content) == ln.msg[2])
 
 
+def _place(lines: list, p: int, taken: frozenset, c: int, sender: str) -> int:
+    """The line a model message to or from client c is matched against: the
+    first line not yet matched (p) or, for a message the agent sends, the
+    first line of c's connection in the run of agent lines that starts at p.
+
+    The model's agent sends an update to every attached client in one step
+    (docs/model.md, section 4, abstraction 2); a real agent writes each
+    connection in turn, and what it writes to another connection meanwhile
+    (a response, the next update) falls in between. Between two lines the
+    agent reads, the order of its writes to *different* connections is
+    therefore not the order of model steps; the order on each connection is,
+    and so is every line the agent reads (a barrier)."""
+    if sender != "agent":
+        return p
+    q, total = p, len(lines)
+    while q < total and (q in taken or (lines[q].sender == "agent" and lines[q].client != c)):
+        q += 1
+    return q
+
+
 def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> Explanation:
     """Breadth-first over transcript positions: the nodes (model state, connection
     epochs, id bindings) consistent with the first p lines, one set per p.
@@ -572,7 +592,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
     lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
     keep_cut = rules.cancel_rejects_held == "later"
     epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
-    start = (s0, 0, epochs0, frozenset())
+    start = (s0, 0, epochs0, frozenset(), frozenset())
     buckets: dict[int, list] = {0: [start]}
     seen: dict[int, set] = {0: {start}}
     nodes = 1
@@ -593,7 +613,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
         work = buckets.pop(pos)
         here = seen[pos]
         for node in work:  # grows while it runs: silent steps stay at pos
-            s, _, epochs, fmap = node
+            s, _, epochs, fmap, ahead = node
             if pos == total and (not complete or not any(m.owed for m in s.agent.conv)):
                 return Explanation(True, None, lines[-1].n if lines else 0, [], nodes, clamped, skipped, False, cfg,
                                    matched=total)
@@ -607,10 +627,12 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                     eps = epochs[:c] + (epochs[c] + 1,) + epochs[c + 1 :]
                 obs = _observable(s, step)
                 p = pos
+                taken = ahead
                 mp = None
                 ok = True
                 for c, sender, mm in obs:
-                    if p >= total:
+                    q = _place(lines, p, taken, c, sender)
+                    if q >= total:
                         if not complete:
                             # The log was cut in the middle of this step's lines.
                             return Explanation(True, None, lines[-1].n, [], nodes, clamped, skipped, False, cfg,
@@ -618,7 +640,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                         ok = False
                         reach(p, _render(c, sender, mm, eps, mp or dict(fmap), names))
                         break
-                    line = lines[p]
+                    line = lines[q]
                     if mp is None:
                         mp = dict(fmap)
                     if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
@@ -626,14 +648,20 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                         if p >= best:
                             reach(p, _render(c, sender, mm, eps, mp, names))
                         break
-                    p += 1
+                    if q == p:
+                        p += 1
+                        while p in taken:
+                            taken = taken - {p}
+                            p += 1
+                    else:
+                        taken = taken | {q}
                 if not ok:
                     continue
                 nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
                 post = _forget(_retain_all(step.state) if retain else step.state, keep_cut)
                 if rename:
                     post, nf = _rename_mids(post, nf)
-                nxt = (post, p, eps, nf)
+                nxt = (post, p, eps, nf, taken)
                 if p == pos:
                     bucket, todo = here, work
                 else:
