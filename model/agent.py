@@ -13,6 +13,8 @@ Each function here appends the steps of one group of agent actions to ``out``
 
 from __future__ import annotations
 
+from itertools import product
+
 from .clients import _drop_client
 from .config import Config, Rules
 from .machines import FOREGROUND, REQUEST, TOOL
@@ -151,6 +153,11 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
     a0 = s.agent._replace(attached=s.agent.attached | (1 << c))
     replays = replay or rules.replay_without_replay_from
     modes = ("whole", "chunks") if replays else ("none",)
+    if replays and rules.replay_mixed:
+        # Each retained message whole or by chunks, independently (an agent
+        # replays a message as it first sent it): every mix of the two.
+        k = sum(1 for m in s.agent.conv if m.retained)
+        modes += tuple(m for m in product(("whole", "chunks"), repeat=k) if len(set(m)) > 1)
     snaps = ("snapshot",) if rules.resume_snapshot == "must" else ("no-snapshot", "snapshot")
     if s.agent.fg == IDLE and s.agent.stop:
         # "Repeated or resume snapshots may carry the last stop reason for
@@ -162,12 +169,13 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
             o = _Out(s._replace(agent=a))
             if mode != "none":
                 conv = list(a.conv)
+                each = iter(mode) if isinstance(mode, tuple) else None
                 for i, m in enumerate(conv):
                     if not m.retained:
                         continue  # live-only: "may be absent from later replay"
                     mid = m.mid if rules.replay_same_id else _other_id(m.mid)
                     token = _token(a, m, rules)
-                    if mode == "whole":
+                    if (next(each) if each is not None else mode) == "whole":
                         o.send(c, ("um", mid, (m.content,), True, token))
                     else:
                         # "When replay reconstructs a user message from its beginning

@@ -234,6 +234,11 @@ class Rules:
     replay_reset: bool = True
     #: replay retained messages under their original IDs
     replay_same_id: bool = True
+    #: replay each retained message whole or by chunks independently (False:
+    #: one mode for the whole replay). Either is what the RFD allows; the
+    #: named rule sets keep one mode (their state counts are pinned), and
+    #: ``trace --model`` explains with every mix
+    replay_mixed: bool = False
     #: execute a replayed command again
     replay_executes_commands: bool = False
     #: replay even when `replayFrom` is omitted

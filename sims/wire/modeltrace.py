@@ -392,8 +392,10 @@ def explain(
 
     The agent of the model may skip a SHOULD here (``Rules.lenient``): the
     question is whether the transcript is allowed; the rule-based monitor
-    reports the SHOULDs. Under ``cancel_rejects_held="must"`` it rejects the
-    prompts a cancel covers at any point after the cancel ("later").
+    reports the SHOULDs. It replays each message whole or by chunks
+    independently (``Rules.replay_mixed``), and under
+    ``cancel_rejects_held="must"`` it rejects the prompts a cancel covers at
+    any point after the cancel ("later").
 
     Each session of the transcript (``split_sessions``) is explained by a model
     run of its own; the transcript is explained when every session is. The
@@ -409,7 +411,7 @@ def explain(
     otherwise the "line" after the last is unexplained (``at_end``) and
     ``allowed`` lists what the model would still have had to send.
     """
-    rules = rules.with_(lenient=True)
+    rules = rules.with_(lenient=True, replay_mixed=True)
     if rules.cancel_rejects_held == "must":
         # The 2.4.0 reading to the letter: the prompts a cancel covers are never
         # inserted and are answered -32800, but not necessarily before the
