@@ -312,6 +312,45 @@ class Prepared:
     clients: int  # the model's clients (connection labels cN and cN.k are client N)
     skipped: int  # lines set aside: outside the model's vocabulary, or abstracted away
     late: frozenset = frozenset()  # clients not attached when the session starts (they join by resume)
+    retained: dict = field(default_factory=dict)  # raw messageId -> retained? as the replays show (``retention``)
+
+
+def retention(lines: list) -> dict:
+    """Which messages the replays show retained (True) or live-only (False).
+
+    A resume with ``replayFrom`` replays every retained message and no
+    live-only one ("may be absent from later replay"; docs/model.md): a
+    messageId seen in a replay is retained, one the log showed before a
+    replay began and absent from it is live-only. Messages no replay follows
+    are not in the result (their retention is unobservable)."""
+    known: set = set()
+    windows: dict[str, tuple] = {}  # label -> (known at the start, seen in the replay)
+    out: dict = {}
+
+    def close(lab: str) -> None:
+        before, seen = windows.pop(lab)
+        for mid in before - seen:
+            out.setdefault(mid, False)
+        for mid in seen:
+            out[mid] = True
+
+    for ln in lines:
+        k = ln.msg[0]
+        if ln.sender == "client" and k == "resume" and ln.msg[2]:
+            if ln.label in windows:
+                close(ln.label)
+            windows[ln.label] = (frozenset(known), set())
+        elif ln.sender == "agent" and k in ("state", "resumed") and ln.label in windows:
+            close(ln.label)
+        elif ln.sender == "event" and ln.label in windows:
+            windows.pop(ln.label)  # cut: what the replay would have shown is unknown
+        elif k in ("um", "chunk"):
+            known.add(ln.msg[1])
+            if ln.label in windows:
+                windows[ln.label][1].add(ln.msg[1])
+        elif k == "ok":
+            known.add(ln.msg[2])
+    return out
 
 
 def _is_start(replay_from) -> bool:
@@ -498,4 +537,4 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
             elif a[0] == "resumed":
                 replaying.discard(lab)
         out.append(Line(n, lab, c, ep, sender, a))
-    return Prepared(out, len(index) or 1, skipped, frozenset(late))
+    return Prepared(out, len(index) or 1, skipped, frozenset(late), retention(out))

@@ -479,6 +479,36 @@ def _retain_all(s):
     return s._replace(agent=a._replace(conv=tuple(m._replace(retained=True) for m in a.conv)))
 
 
+def _settle_retention(s, mp, hints: dict):
+    """The state with each bound message's retention as the replays show it
+    (``Prepared.retained``), or None when the run contradicts them.
+
+    Retention shows only in a replay. Once a message's raw id is bound, a run
+    that retained a message the replays show live-only (or the converse) can
+    explain nothing further; one whose message no replay follows is
+    normalised to retained (the two runs differ nowhere a later line reads).
+    The runs that keep both possibilities open then meet, and the search does
+    not carry every combination of retained and live-only messages until the
+    first replay."""
+    get = mp.get
+    a = s.agent
+    conv = None
+    for i, m in enumerate(a.conv):
+        raw = get(("b", "mid", m.mid))
+        if raw is None:
+            continue
+        want = hints.get(raw, True)
+        if m.retained != want:
+            if raw in hints:
+                return None
+            if conv is None:
+                conv = list(a.conv)
+            conv[i] = m._replace(retained=True)
+    if conv is None:
+        return s
+    return s._replace(agent=a._replace(conv=tuple(conv)))
+
+
 def _forget(s, keep_cut: bool = False):
     """Forget what no later step reads, so that runs differing only there meet:
     ``hooked`` of a request past insertion (it bounds the hook loop of requests
@@ -593,6 +623,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
     rename = ids_opaque(rules)
     lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
     keep_cut = rules.cancel_rejects_held == "later"
+    hints = prep.retained if cfg.live_only else None
     epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
     start = (s0, 0, epochs0, frozenset(), frozenset())
     buckets: dict[int, list] = {0: [start]}
@@ -660,7 +691,14 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                 if not ok:
                     continue
                 nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
-                post = _forget(_retain_all(step.state) if retain else step.state, keep_cut)
+                post = step.state
+                if retain:
+                    post = _retain_all(post)
+                elif hints is not None and nf is not fmap:
+                    post = _settle_retention(post, mp, hints)
+                    if post is None:
+                        continue
+                post = _forget(post, keep_cut)
                 if rename:
                     post, nf = _rename_mids(post, nf)
                 nxt = (post, p, eps, nf, taken)
