@@ -393,7 +393,8 @@ def explain(
     The agent of the model may skip a SHOULD here (``Rules.lenient``): the
     question is whether the transcript is allowed; the rule-based monitor
     reports the SHOULDs. It replays each message whole or by chunks
-    independently (``Rules.replay_mixed``), and under
+    independently (what ``Rules.replay_mixed`` explores, matched lazily:
+    ``_search``), and under
     ``cancel_rejects_held="must"`` it rejects the prompts a cancel covers at
     any point after the cancel ("later").
 
@@ -411,7 +412,7 @@ def explain(
     otherwise the "line" after the last is unexplained (``at_end``) and
     ``allowed`` lists what the model would still have had to send.
     """
-    rules = rules.with_(lenient=True, replay_mixed=True)
+    rules = rules.with_(lenient=True)
     if rules.cancel_rejects_held == "must":
         # The 2.4.0 reading to the letter: the prompts a cancel covers are never
         # inserted and are answered -32800, but not necessarily before the
@@ -663,7 +664,10 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                 taken = ahead
                 mp = None
                 ok = True
-                for c, sender, mm in obs:
+                k = 0
+                while k < len(obs):
+                    c, sender, mm = obs[k]
+                    k += 1
                     q = _place(lines, p, taken, c, sender)
                     if q >= total:
                         if not complete:
@@ -676,6 +680,12 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                     line = lines[q]
                     if mp is None:
                         mp = dict(fmap)
+                    if mm[0] == "um" and mm[3] and mm[2] and line.msg[0] == "um" and line.msg[2] == ():
+                        # A message replayed whole in the model, by chunks in the log:
+                        # the same replay with this message's mode changed
+                        # (``Rules.replay_mixed``), without enumerating every mix.
+                        obs = obs[:k] + [(c, sender, ("chunk", mm[1], mm[2][0], True))] + obs[k:]
+                        mm = ("um", mm[1], (), True, mm[4])
                     if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
                         ok = False
                         if p >= best:
