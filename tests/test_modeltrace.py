@@ -132,6 +132,9 @@ def test_five_prompts_on_one_connection_are_explained():
     init = [
         _line("c0", "client", {"jsonrpc": "2.0", "id": "i", "method": "initialize", "params": {"protocolVersion": 2}}),
         _line("c0", "agent", {"jsonrpc": "2.0", "id": "i", "result": {"protocolVersion": 2}}),
+        # a connection whose handshake is in the log uses only sessions it opened
+        _line("c0", "client", {"jsonrpc": "2.0", "id": "n", "method": "session/new", "params": {"cwd": "/", "mcpServers": []}}),
+        _line("c0", "agent", {"jsonrpc": "2.0", "id": "n", "result": {"sessionId": "s"}}),
     ]
     lines = init + [x for k in range(5) for x in _turn(10 + k, "/compact" if k == 2 else f"hello {k}", f"m-{k}")]
     entries = parse_text(_text(lines))
@@ -139,7 +142,7 @@ def test_five_prompts_on_one_connection_are_explained():
     assert cfg.prompts == 5 and cfg.alphabet == ("a", "/c")
     r = explain(entries)
     assert r.explained, r.text()
-    assert r.skipped == 2 + 5  # initialize and its response, agent_message_chunk
+    assert r.skipped == 2 + 2 + 5  # initialize, session/new and their responses, agent_message_chunk
     assert any("prompts=5" in c for c in r.clamped)
     assert config_for(entries).prompts == 3  # clamped to LIMITS by default
 

@@ -54,6 +54,10 @@ def _first_text(blocks) -> str:
     return ""
 
 
+def _valid_id(rid) -> bool:
+    return isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))
+
+
 def _obj(value) -> dict:
     return value if isinstance(value, dict) else {}
 
@@ -84,6 +88,10 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
     method = msg.get("method")
     params = _obj(msg.get("params"))
     if sender == "client":
+        if isinstance(method, str) and "id" in msg and not _valid_id(msg["id"]):
+            # The model's clients number their requests (2.4.0: a request id is
+            # a string or an integer, never null).
+            return ("invalid", None, "a request id that is neither a string nor an integer")
         if method == "session/prompt":
             return ("prompt", _key(msg.get("id")), symbol(_first_text(params.get("prompt"))))
         if method == "$/cancel_request":
@@ -122,6 +130,11 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         result = msg.get("result")
         if not isinstance(result, dict):
             return None
+        if request_method == "session/prompt" and not isinstance(result.get("messageId"), str) and "stopReason" not in result:
+            # "The agent MUST respond successfully once the user message has
+            # been inserted" with its messageId (a string): the model's agent
+            # never answers a prompt without one.
+            return ("invalid", rid, "a session/prompt success without a string messageId")
         if "messageId" in result:
             return ("ok", rid, _key(result["messageId"]))
         if "stopReason" in result:
@@ -199,6 +212,8 @@ class Sessions:
     skipped: int  # lines of no session (initialize, its response, ...)
     raw: list  # line numbers of wire lines that are not JSON-RPC messages
     initialized: frozenset  # labels of connections whose `initialize` is in the log
+    stray: list = field(default_factory=list)  # line numbers of responses that answer no pending request
+    unanswered: list = field(default_factory=list)  # line numbers of requests still pending at the end (connection open)
 
 
 def _sid_key(sid) -> str:
@@ -212,6 +227,7 @@ def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
     requests: dict[tuple, tuple] = {}  # (label, sender, id key) -> (method, session key or None)
     skipped = 0
     raw: list[int] = []
+    stray: list[int] = []
     initialized = set()
     # session/new: the session is named by its response, which may come after
     # updates for it ("Updates may arrive before or after this response").
@@ -244,6 +260,8 @@ def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
     for n, e in entries:
         lab = str(e.get("conn"))
         if e.get("event") == "closed":
+            for k in [k for k in requests if k[0] == lab]:
+                del requests[k]  # a lost connection answers nothing more
             for key, labs in labels_of.items():
                 if lab in labs:
                     parts[key].entries.append((n, e))
@@ -276,17 +294,25 @@ def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
                 key = _sid_key(params["sessionId"])
                 part(params["sessionId"])
             if idk is not None:
-                requests[(lab, sender, idk)] = (method, key)
+                requests[(lab, sender, idk)] = (method, key, n)
         elif idk is not None:
             other = "agent" if sender == "client" else "client"
-            target = requests.get((lab, other, idk))
-            key = target[1] if target else None
+            target = requests.pop((lab, other, idk), None)
+            if target is None:
+                # A response to no pending request of the other side on this
+                # connection (an id of another type or value, a second response,
+                # a response to one's own request): every model participant
+                # answers each request it received once.
+                stray.append(n)
+                continue
+            key = target[1]
         if key is None:
             skipped += 1
             continue
         parts[key].entries.append((n, e))
         labels_of[key].add(lab)
-    return Sessions([p for p in parts.values() if p.entries], skipped, raw, frozenset(initialized))
+    unanswered = sorted(v[2] for v in requests.values())
+    return Sessions([p for p in parts.values() if p.entries], skipped, raw, frozenset(initialized), stray, unanswered)
 
 
 # ---------------------------------------------------------------------------
@@ -430,8 +456,14 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
     replaying: set[str] = set()  # labels between a resume with replayFrom and its snapshot
     streaming: dict[str, set] = {}  # label -> messageIds whose chunked stream has begun there
     told: dict[str, tuple] = {}  # label -> the last state_update kept there
+    resumers = {str(e.get("conn")) for _, e in entries
+                if e.get("from") == "client" and _obj(e.get("msg")).get("method") == "session/resume"}
     for lab in labels:
         c, ep = conn_of[lab]
+        if lab in initialized and lab != creator and lab not in resumers:
+            # A connection whose handshake is in the log and that neither
+            # created nor resumed this session never opened it.
+            continue
         if not (c in late and ep == 0):
             opened.add(lab)
     for n, e in entries:

@@ -249,8 +249,10 @@ class Explanation:
                 f"{self.skipped} set aside as outside the model's vocabulary)"
             )
         where = f" (session {json.dumps(self.session)})" if self.sessions > 1 and self.session is not None else ""
+        if self.note and self.at_end:
+            return f"end of transcript (after line {self.prefix_lines}){where}: no run of the model ends here: {self.note}"
         if self.note:
-            return f"line {self.first_unexplained_line}: no run of the model explains this: {self.note}"
+            return f"line {self.first_unexplained_line}: no run of the model explains this{where}: {self.note}"
         allowed = "; ".join(self.allowed) if self.allowed else "nothing"
         if self.at_end:
             return (
@@ -430,6 +432,17 @@ def explain(
     if sessions.raw:
         n = sessions.raw[0]
         results.append(Explanation(False, n, n - 1, note="it is not a JSON-RPC message, and every message of the model is one"))
+    if complete and sessions.unanswered:
+        n = sessions.unanswered[0]
+        last_line = max((m for m, _ in entries), default=0)
+        results.append(Explanation(False, last_line + 1, last_line, at_end=True, note=(
+            f"the request on line {n} is never answered, and every participant of the model answers "
+            "each request it received while its connection lasts")))
+    if sessions.stray:
+        n = sessions.stray[0]
+        results.append(Explanation(False, n, n - 1, note=(
+            "it answers no pending request of the other side on its connection, and every participant "
+            "of the model answers each request it received, once")))
     last = max((n for n, _ in entries), default=0)
     out = Explanation(True, None, last)
     failed = [r for r in results if not r.explained]
@@ -580,6 +593,20 @@ def _due(action: tuple, s, pos: int, lines, epochs) -> bool:
             and symbol(content) == ln.msg[2])
 
 
+def _may_end(s, rules: Rules) -> bool:
+    """May the log end here (``complete``)? The agent owes no connected client
+    an echo, has answered every prompt of a connected client, and has reported
+    the idle of work a session/cancel reached: the rule-based checker's
+    end-of-log rules (every_inserted_message_echoed, every_prompt_answered,
+    cancelled_work_reported_idle)."""
+    a = s.agent
+    if any(m.owed for m in a.conv):
+        return False
+    if a.work is not None and a.work.cancelling:
+        return False
+    return not rules.prompt_response or not any(not r.answers and not r.orphan and r.phase != "dropped" for r in a.reqs)
+
+
 def _place(lines: list, p: int, taken: frozenset, c: int, sender: str) -> int:
     """The line a model message to or from client c is matched against: the
     first line not yet matched (p) or, for a message the agent sends, the
@@ -648,7 +675,7 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
         here = seen[pos]
         for node in work:  # grows while it runs: silent steps stay at pos
             s, _, epochs, fmap, ahead = node
-            if pos == total and (not complete or not any(m.owed for m in s.agent.conv)):
+            if pos == total and not ahead and (not complete or _may_end(s, rules)):
                 return Explanation(True, None, lines[-1].n if lines else 0, [], nodes, clamped, skipped, False, cfg,
                                    matched=total)
             reach(pos, None)
@@ -709,6 +736,12 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                     if post is None:
                         continue
                 post = _forget(post, keep_cut)
+                if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
+                    # Agent-initiated work that reports running to a client spends a
+                    # line of the log: the log bounds those, and runs that differ only
+                    # in how many they started so far meet. Work started while no
+                    # client is attached is silent and spends the budget.
+                    post = post._replace(used=post.used._replace(agent_work=s.used.agent_work))
                 if rename:
                     post, nf = _rename_mids(post, nf)
                 nxt = (post, p, eps, nf, taken)
@@ -732,4 +765,18 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
     first = lines[best].n if not at_end else (lines[-1].n + 1 if lines else 1)
     prefix = lines[best - 1].n if best > 0 else 0
     return Explanation(False, first, prefix, sorted(allowed), nodes, clamped, skipped, exhausted, cfg, at_end,
-                       matched=best)
+                       matched=best, note="" if at_end else _note(lines[best]))
+
+
+def _note(line: Line) -> str:
+    """Why no model step sends a line the abstraction marked (empty for other lines)."""
+    if line.msg[0] == "invalid":
+        return f"{line.msg[2]}, which no participant of the model sends"
+    return _NOTES.get(line.msg[0], "")
+
+
+#: Why a line the abstraction marked is one no model step sends.
+_NOTES = {
+    "unopened": "the agent sends it for a session its connection neither created nor resumed",
+    "after_close": "the agent sends it for the session after the session/close response on that connection",
+}
