@@ -382,14 +382,15 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             o.broadcast(("tool", tid, nxt_status, False))
             w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
             out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
-    if used.tools < cfg.tool_calls:
+    if used.tools < cfg.tool_calls and a.fg == RUNNING:
         tid = used.tools + 1
         # A new call is announced pending, or already running (the first report
         # of a call may carry any status). Cancelled work may still report one
         # ("MAY send content or tool call updates after receiving
         # `session/cancel`"): an agent processes the cancel concurrently with
         # the work it cancels, and its next update may be a call it was about
-        # to start.
+        # to start (not while `requires_action`: that would be progress
+        # without `running`).
         for event, status in (("start", "pending"), ("start-running", TOOL[("pending", "run")])):
             o = _Out(s)
             o.broadcast(("tool", tid, status, True))

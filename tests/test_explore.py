@@ -17,9 +17,9 @@ from acp_lifecycle.sims.search.explore import _cyclic_core, explore
 PINNED = {
     "tiny": (216, 383, 11, 6),
     "multi-client": (3478, 11756, 15, 152),
-    "failures": (952, 3784, 12, 44),
+    "failures": (952, 3912, 12, 44),
     "cancel-race": (1550, 4529, 13, 48),
-    "permission": (1332, 4406, 13, 32),
+    "permission": (1332, 4558, 13, 32),
     "permission-2-clients": (1706, 5324, 16, 40),
     "lost-response": (6348, 20529, 18, 333),
     "restart": (443, 1099, 10, 123),

@@ -305,11 +305,11 @@ def test_fuzz_catches_each_seeded_bug_within_its_budget_with_a_short_trace(name,
 
 
 def test_shorten_deletes_the_detours_hypothesis_leaves_and_keeps_a_real_failing_run():
-    # Hypothesis alone: 31 steps, most of them detours through agent work and
+    # Hypothesis alone: 26 steps, most of them detours through agent work and
     # faults before the client takes an idle for its prompt's end.
     bug = BUGS["client-idle-completes-prompt"]
     r = fuzz(FUZZ, bug.rules, examples=200, steps=60)
-    assert r.property == bug.breaks and r.hypothesis_steps == 31
+    assert r.property == bug.breaks and r.hypothesis_steps == 26
     assert [step.action for _, step in r.trace] == [
         ("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt"), ("AgentBeginWork", "before-insertion"),
         ("AgentEndWork", "end_turn"), ("ClientReceive", 0, "state"), ("ClientReceive", 0, "state"),

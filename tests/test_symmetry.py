@@ -23,9 +23,9 @@ from acp_lifecycle.sims.search.explore import explore
 PINNED = {
     "tiny": (216, 383, 11, 6),
     "multi-client": (907, 3088, 14, 48),
-    "failures": (952, 3784, 12, 44),
+    "failures": (952, 3912, 12, 44),
     "cancel-race": (1550, 4529, 13, 48),
-    "permission": (1332, 4406, 13, 32),
+    "permission": (1332, 4558, 13, 32),
     "permission-2-clients": (854, 2664, 16, 20),
     "lost-response": (4402, 13689, 17, 277),
     "restart": (443, 1099, 10, 123),
