@@ -36,7 +36,6 @@ INVISIBLE = {
     "background-list-dropped": "background work is outside the model: a tool call listed in `background` is set aside",
     "background-not-announced": "background work is outside the model: a tool call listed in `background` is set aside",
     "background-removed-unfinished": "background work is outside the model: a tool call listed in `background` is set aside",
-    "empty-prompt": "content is one symbol in the model: an empty prompt is a prompt",
     "proceeds-on-unknown-option": "a permission answer carries no approval in the model: which option was chosen, "
                                   "and whether the tool call runs after it, is the monitor's (not_approved_not_proceeded)",
     "tool-cancel-final-accepted": "tool_call/cancel is outside the model's vocabulary",
@@ -45,6 +44,9 @@ INVISIBLE = {
 #: Explained under `rfd` only: the RFD leaves the resume snapshot open
 #: ("current-state synchronization on resume" is a follow-up), 2.4.0 requires it.
 RFD_ONLY = {"resume-without-snapshot"}
+#: Under `rfd` too: an empty prompt is a 2.4.0 rule ("Clients MUST NOT send an empty
+#: array."), and content is one symbol in the model, so the RFD's model explains it.
+RFD_ONLY |= {"empty-prompt"}
 
 
 def _explain(folder: str, name: str, rules: str):
@@ -158,3 +160,16 @@ def test_each_choice_for_the_corpus_is_made_and_check_passes(choice):
     bad = {k: v.outcome for k, v in result.verdicts.items() if v.outcome == "VIOLATED"}
     assert not bad, (choice, bad)
     assert result.verdicts["every_prompt_answered"].outcome == "holds"
+
+
+def test_trace_model_explains_under_the_rule_set_it_is_given(capsys):
+    import json
+
+    from acp_lifecycle.sims.cli import main
+
+    path = str(CORPUS / "violating" / "resume-without-snapshot.jsonl")
+    seen = {}
+    for rules in ("rfd+2.4.0", "rfd"):
+        main(["trace", "--model", "--no-schema", "--json", "--rules", rules, path])
+        seen[rules] = json.loads(capsys.readouterr().out)["files"][0]["model"]["explained"]
+    assert seen == {"rfd+2.4.0": False, "rfd": True}

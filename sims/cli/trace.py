@@ -73,9 +73,11 @@ def _trace(args) -> int:
         violations += sum(1 for f in findings if f.severity == "violation")
         report.append((name, findings))
         if args.model:
+            from acp_lifecycle.model.config import rule_set
             from acp_lifecycle.sims.wire.modeltrace import explain
 
-            explanations[name] = explain(entries, max_nodes=args.max_nodes, complete=not args.partial)
+            explanations[name] = explain(entries, rules=rule_set(args.rules), max_nodes=args.max_nodes,
+                                         complete=not args.partial)
     unexplained = sum(1 for e in explanations.values() if not e.explained)
     if note:
         print(f"acp-lifecycle: {note}", file=sys.stderr)

@@ -383,7 +383,8 @@ def _is_start(replay_from) -> bool:
     return replay_from is None or (isinstance(replay_from, dict) and replay_from.get("type") == "start")
 
 
-def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(), creator: str | None = None) -> Prepared:
+def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(), creator: str | None = None,
+            spec: str = "rfd") -> Prepared:
     """One session's lines in the model's vocabulary.
 
     ``initialized``: labels whose ``initialize`` is in the log (their sessions
@@ -392,7 +393,9 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
     starts unless its first line is its own ``session/resume``, or the session
     was created in the log and the client's first connection was initialized in
     the log but did not create it: such a client joins by resume
-    (``Prepared.late``).
+    (``Prepared.late``). ``spec``: the rule set's text; under "rfd+2.4.0"
+    an empty prompt is a line no model client sends ("Clients MUST NOT send
+    an empty array."; the RFD does not say).
     """
     labels = []
     for _, e in entries:
@@ -514,6 +517,10 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
             told.pop(lab, None)
             if cursor is not None:
                 replaying.add(lab)
+        if (spec == "rfd+2.4.0" and sender == "client" and method == "session/prompt"
+                and _obj(m.get("params")).get("prompt") == []):
+            out.append(Line(n, lab, c, ep, sender, ("invalid", idk, "an empty prompt (2.4.0: \"Clients MUST NOT send an empty array.\")")))
+            continue
         if request_method == "_rejected_resume":
             skipped += 1
             continue

@@ -424,7 +424,7 @@ def explain(
     results: list[Explanation] = []
     budget = max_nodes
     for part in sessions.parts:
-        prep = prepare(part.entries, sessions.initialized, part.creator)
+        prep = prepare(part.entries, sessions.initialized, part.creator, rules.spec)
         r = _explain_session(prep, rules, budget, cfg, clamp, complete)
         r.session = part.session
         results.append(r)
