@@ -33,17 +33,92 @@ import time
 MODES = ("sequential", "symmetry", "parallel")
 
 
+def _status(pid="self") -> dict[str, int]:
+    """VmRSS, VmHWM, RssFile... of a process, in bytes."""
+    out = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if v.strip().endswith("kB"):
+                out[k] = int(v.split()[0]) * 1024
+    return out
+
+
+def _pss(pid) -> int:
+    """Proportional set size (shared pages split between their processes), bytes."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _children() -> list[int]:
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+class _Sampler:
+    """The largest total proportional set size of this process and its children,
+    sampled every few milliseconds: the memory of a search spread over worker
+    processes (their shared pages counted once)."""
+
+    def __init__(self, every: float = 0.004):
+        import threading
+
+        self.every, self.peak = every, 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+
+    def total(self) -> int:
+        n = 0
+        for pid in [os.getpid(), *_children()]:
+            try:
+                n += _pss(pid)
+            except OSError:
+                pass  # a worker that just ended
+        return n
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self.total())
+            self._stop.wait(self.every)
+
+    def __enter__(self):
+        self.base = self.total()
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._t.join()
+
+
 def _one(name: str, mode: str, workers: int) -> dict:
+    import networkx  # noqa: F401 - loaded before the baseline, as a search loads it
+    import numpy  # noqa: F401
+
     from acp_lifecycle.sims.configs import get_suite
     from acp_lifecycle.sims.search.explore import explore
 
     cfg = get_suite(name).members[0]
     cpu0 = time.process_time()
-    r = explore(cfg, symmetry=mode != "sequential", workers=workers if mode == "parallel" else 1,
-                max_states=100_000_000)
+    before = _status()["VmRSS"]
+    with _Sampler() as sampler:
+        r = explore(cfg, symmetry=mode != "sequential", workers=workers if mode == "parallel" else 1,
+                    max_states=100_000_000)
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     used = r.workers
+    # what the search added: exactly, from the kernel's high-water mark, in
+    # one process; with workers, the sampled total (their peaks and this
+    # process's are not simultaneous: the bound adds them anyway)
+    grown = _status()["VmHWM"] - before
+    bound = grown + r.workers_grown
+    total = grown if used == 1 else sampler.peak - sampler.base
     return {
         "member": name,
         "mode": mode,
@@ -55,6 +130,9 @@ def _one(name: str, mode: str, workers: int) -> dict:
         "cpu_seconds": round(time.process_time() - cpu0 + kids.ru_utime + kids.ru_stime, 2),
         "states_per_second_per_core": round(r.states / r.seconds / used),
         "peak_rss_mib": round(max(own.ru_maxrss, kids.ru_maxrss) / 1024, 1),
+        "search_mib": round(total / 2**20, 1),
+        "bytes_per_state": round(total / r.states),
+        "bytes_per_state_bound": round(bound / r.states),
         "collision_optimistic": r.collision[0],
         # what the modes must agree on: each verdict and the length of its trace
         "verdicts": {k: [v.status, len(v.trace)] for k, v in r.verdicts.items()},

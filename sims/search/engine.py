@@ -164,11 +164,124 @@ class Found:
     action: tuple | None = None
 
 
+#: frontier states per block; a level past COMPRESS_AT states keeps its blocks
+#: pickled (equal parts stored once per block: about a quarter of the size)
+BLOCK = 1024
+COMPRESS_AT = 4096
+#: candidates checked against the visited fingerprints at once (vectorised)
+CHECK_EVERY = 4096
+
+
+def _in_sorted(old: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which ``keys`` are in the sorted array ``old``."""
+    if not len(old) or not len(keys):
+        return np.zeros(len(keys), dtype=bool)
+    i = old.searchsorted(keys)
+    i[i == len(old)] = 0
+    return old[i] == keys
+
+
+def _merge(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """The sorted union of the sorted ``old`` and the (disjoint) ``new``."""
+    if not len(new):
+        return old
+    new = np.sort(new)
+    return np.insert(old, old.searchsorted(new), new)
+
+
+class _Frontier:
+    """The states of one BFS level with their fingerprints, in blocks.
+
+    A block of a large level is pickled when it fills: the pickle stores each
+    part shared by several states once, about 80 bytes a state where the
+    objects take about 300. ``drain`` gives the states back block by block
+    and lets each go once read."""
+
+    def __init__(self):
+        self.blocks: list = []  # lists of (state, fp), or their pickles
+        self.sizes: list[int] = []
+        self.blk: list = []
+        self.parts: dict = {}
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def share(self, s: System) -> System:
+        return _share(s, self.parts)
+
+    def add(self, s: System, f: int) -> None:
+        self.blk.append((_share(s, self.parts), f))
+        self.n += 1
+        if len(self.blk) >= BLOCK:
+            self.seal()
+
+    def seal(self) -> None:
+        if self.blk:
+            self.blocks.append(self.blk)
+            self.sizes.append(len(self.blk))
+            self.blk = []
+            self.parts = {}
+            if self.n >= COMPRESS_AT:
+                b = self.blocks
+                for i in range(len(b) - 1, -1, -1):
+                    if not isinstance(b[i], list):
+                        break
+                    b[i] = pickle.dumps(b[i], pickle.HIGHEST_PROTOCOL)
+
+    def drain(self):
+        """Every (state, fp), in order; the frontier is empty afterwards."""
+        self.seal()
+        blocks = self.blocks
+        blocks.reverse()
+        self.blocks, self.sizes, self.n = [], [], 0
+        while blocks:
+            b = blocks.pop()
+            yield from (b if isinstance(b, list) else pickle.loads(b))
+
+    def extend(self, items) -> None:
+        for s, f in items:
+            self.add(s, f)
+
+
+def _trim() -> None:
+    """Give the memory malloc holds free back to the system (glibc; elsewhere nothing).
+
+    A level frees the previous one's blocks and a merged copy of ``old``:
+    glibc keeps such holes in its heap, and the resident set would grow by
+    them level after level."""
+    if _TRIM is not None:
+        _TRIM(0)
+
+
+def _malloc_trim():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return None
+
+
+_TRIM = _malloc_trim()
+
+
+def _mask_typecode(n: int) -> str:
+    return "B" if n <= 8 else "H" if n <= 16 else "I" if n <= 32 else "Q"
+
+
 # --- one shard of the search -----------------------------------------------------------
 
 
 class Shard:
-    """One partition of the search: the frontier states it holds, the fingerprints it owns."""
+    """One partition of the search: the frontier states it holds, the fingerprints it owns.
+
+    The visited fingerprints of the levels so far (every shard's: 8 bytes
+    each) are one sorted numpy array, ``old``; candidates are checked against
+    it in batches, and the fingerprints of the level being built are a set
+    until it ends."""
 
     def __init__(self, cfg: Config, rules: Rules, props: list[Property], *, symmetry: bool,
                  fingerprint: str = "local", graph: bool | None = None):
@@ -179,18 +292,23 @@ class Shard:
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
-        self.seen: set[int] = set()
+        self.old = np.zeros(0, dtype=np.int64)
+        self._new: set[int] = set()
         # own records: every fingerprint this shard owns, its parent's, its depth
         self.own_fp, self.own_parent, self.own_depth = array("q"), array("q"), array("H")
         # expansion records: every state this shard expanded, its open
         # obligations, how many distinct successors and which
-        self.exp_fp, self.exp_mask, self.exp_deg, self.edges = array("q"), array("Q"), array("I"), array("q")
-        self.frontier: list[tuple[System, int]] = []
+        self.exp_fp, self.exp_deg, self.edges = array("q"), array("I"), array("q")
+        self.exp_mask = array(_mask_typecode(len(self.checks.eventually)))
+        self.frontier = _Frontier()
         self.depth = 0
         self.transitions = 0
         self.found: dict[str, Found] = {}
-        self._cands: dict[int, System] = {}
-        self._next: list[tuple[System, int]] = []
+        # candidates owned by other shards, until they decide: the states
+        # (blocks, as the frontier) and their fingerprints
+        self._cands = _Frontier()
+        self._cand_fps: set[int] = set()
+        self._next = _Frontier()
 
     def fingerprint(self, s: System) -> int:
         return FINGERPRINTS[self.fpname](self.canon(s) if self.canon else s)
@@ -218,33 +336,35 @@ class Shard:
     def start(self) -> None:
         s0 = initial_state(self.cfg)
         f = self.fingerprint(s0)
-        self.seen.add(f)
+        self.old = np.array([f], dtype=np.int64)
         self._own(f, f, 0)
-        self.frontier = [(s0, f)]
+        self.frontier.add(s0, f)
 
     def _own(self, f: int, parent: int, depth: int) -> None:
         self.own_fp.append(f)
         self.own_parent.append(parent)
         self.own_depth.append(depth)
 
-    def expand(self, settled=()) -> list[bytes]:
-        """Expand the frontier; return, per other shard, the (fingerprint, parent) pairs it owns."""
+    def expand(self, settled=(), others: bytes = b"") -> list[bytes]:
+        """Expand the frontier; return, per other shard, the (fingerprint, parent) pairs it owns.
+
+        ``others``: the fingerprints the other shards took in the last level."""
+        if others:
+            self.old = _merge(self.old, np.frombuffer(others, dtype=np.int64))
         checks = self.checks
         checks.settle(settled)
         cfg, rules = self.cfg, self.rules
         canon, fpf = self.canon, FINGERPRINTS[self.fpname]
-        seen, found = self.seen, self.found
+        found = self.found
         graph, eventually = self.graph, checks.eventually
-        index, count = self.index, self.count
+        count = self.count
         claims = [array("q") for _ in range(count)]
-        cands, nxt = self._cands, self._next
+        new, cands = self._new, self._cand_fps
         d = self.depth
-        own_fp, own_parent, own_depth = self.own_fp, self.own_parent, self.own_depth
         exp_fp, exp_mask, exp_deg, edges = self.exp_fp, self.exp_mask, self.exp_deg, self.edges
-        frontier, self.frontier = self.frontier, []
         transitions = 0
-        parts: dict = {}  # equal parts of this level's new states, stored once
-        for s, f in frontier:
+        pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
+        for s, f in self.frontier.drain():
             if checks.always:
                 hit = False
                 for p in checks.always:
@@ -279,68 +399,100 @@ class Shard:
                 g = fpf(post)
                 if graph:
                     dsts.add(g)
-                if count == 1 or g % count == index:
-                    if g not in seen:
-                        seen.add(g)
-                        own_fp.append(g)
-                        own_parent.append(f)
-                        own_depth.append(d + 1)
-                        nxt.append((_share(post, parts), g))
-                elif g not in cands:
-                    cands[g] = _share(post, parts)
-                    c = claims[g % count]
-                    c.append(g)
-                    c.append(f)
+                if g in pend or g in new or g in cands:
+                    continue
+                pend[g] = (post, f)
             if graph:
                 exp_deg.append(len(dsts))
                 edges.extend(dsts)
+            if len(pend) >= CHECK_EVERY:
+                self._flush(pend, claims)
+                pend = {}
+        self._flush(pend, claims)
         self.transitions += transitions
         return [c.tobytes() for c in claims]
 
+    def _flush(self, pend: dict, claims: list) -> None:
+        """Keep the candidates no earlier level visited: own ones go to the next
+        frontier, the others are claimed from their owners."""
+        if not pend:
+            return
+        keys = np.fromiter(pend, dtype=np.int64, count=len(pend))
+        visited = _in_sorted(self.old, keys).tolist()
+        index, count, d = self.index, self.count, self.depth + 1
+        new, cands, cand_fps, nxt = self._new, self._cands, self._cand_fps, self._next
+        own_fp, own_parent, own_depth = self.own_fp, self.own_parent, self.own_depth
+        for (g, (post, f)), v in zip(pend.items(), visited):
+            if v:
+                continue
+            if count == 1 or g % count == index:
+                new.add(g)
+                own_fp.append(g)
+                own_parent.append(f)
+                own_depth.append(d)
+                nxt.add(post, g)
+            else:
+                cands.add(post, g)
+                cand_fps.add(g)
+                c = claims[g % count]
+                c.append(g)
+                c.append(f)
+
     def decide(self, claims: list[bytes], first: int = 0) -> list[bytes]:
         """As owner: accept each claimed fingerprint not seen yet (one claimant each)."""
-        seen = self.seen
+        new, old = self._new, self.old
         d = self.depth + 1
         out = [array("q") for _ in claims]
         n = len(claims)
         for k in range(n):
             w = (first + k) % n  # claimants take turns at winning ties, level by level
-            arr = array("q")
-            arr.frombytes(claims[w])
+            arr = np.frombuffer(claims[w], dtype=np.int64)
+            gs, ps = arr[0::2], arr[1::2]
             acc = out[w]
-            for i in range(0, len(arr), 2):
-                g = arr[i]
-                if g not in seen:
-                    seen.add(g)
-                    self._own(g, arr[i + 1], d)
+            for g, p, v in zip(gs.tolist(), ps.tolist(), _in_sorted(old, gs).tolist()):
+                if not v and g not in new:
+                    new.add(g)
+                    self._own(g, p, d)
                     acc.append(g)
         return [a.tobytes() for a in out]
 
-    def accept(self, accepted: list[bytes] = ()) -> tuple[int, int, list[str], int]:
-        """Take the accepted candidates into the next frontier; move to the next level."""
+    def accept(self, accepted: list[bytes] = ()) -> tuple[int, int, list[str], int, bytes]:
+        """Take the accepted candidates into the next frontier; move to the next level.
+
+        Returns the next frontier's size, the states this shard owns, the
+        properties found so far, the transitions, and the fingerprints this
+        shard took in the level (for the others' ``old``)."""
         nxt = self._next
-        cands = self._cands
-        for data in accepted:
-            arr = array("q")
-            arr.frombytes(data)
-            for g in arr:
-                nxt.append((cands[g], g))
-        cands.clear()
-        self.frontier, self._next = nxt, []
+        if self._cand_fps:
+            won = set()
+            for data in accepted:
+                won.update(np.frombuffer(data, dtype=np.int64).tolist())
+            for s, g in self._cands.drain():
+                if g in won:
+                    nxt.add(s, g)
+            self._cand_fps = set()
+        mine = np.fromiter(self._new, dtype=np.int64, count=len(self._new))
+        self._new = set()
+        self.old = _merge(self.old, mine)
+        nxt.seal()
+        self.frontier, self._next = nxt, _Frontier()
         self.depth += 1
-        return len(self.frontier), len(self.own_fp), sorted(self.found), self.transitions
+        _trim()
+        return len(self.frontier), len(self.own_fp), sorted(self.found), self.transitions, mine.tobytes()
 
     # -- moving work --
 
     def split(self, index: int, count: int) -> None:
-        """Keep this shard's part of a search run so far by one shard (after a fork)."""
+        """Keep this shard's part of a search run so far by one shard (after a fork).
+
+        ``old`` stays whole: every shard checks its candidates against every
+        visited fingerprint."""
         keep = [f % count == index for f in self.own_fp]
         for name in ("own_fp", "own_parent", "own_depth"):
             old = getattr(self, name)
             setattr(self, name, array(old.typecode, (x for x, k in zip(old, keep) if k)))
-        self.seen = {f for f in self.seen if f % count == index}
         if self.graph:
-            fp, mask, deg, edges = array("q"), array("Q"), array("I"), array("q")
+            fp, mask, deg, edges = array("q"), array(self.exp_mask.typecode), array("I"), array("q")
             pos = 0
             for f, m, n in zip(self.exp_fp, self.exp_mask, self.exp_deg):
                 if f % count == index:
@@ -350,7 +502,9 @@ class Shard:
                     edges.extend(self.edges[pos : pos + n])
                 pos += n
             self.exp_fp, self.exp_mask, self.exp_deg, self.edges = fp, mask, deg, edges
-        self.frontier = self.frontier[index::count]
+        mine = list(self.frontier.drain())[index::count]
+        self.frontier.extend(mine)
+        self.frontier.seal()
         if index:
             self.found = {}  # shard 0 keeps what the run found so far
             self.transitions = 0
@@ -358,26 +512,30 @@ class Shard:
 
     def give(self, k: int) -> bytes:
         """Hand k frontier states to another shard (load balancing; rare)."""
-        k = min(k, len(self.frontier))
-        part, self.frontier = self.frontier[len(self.frontier) - k :], self.frontier[: len(self.frontier) - k]
-        return pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
+        every = list(self.frontier.drain())
+        k = min(k, len(every))
+        self.frontier.extend(every[: len(every) - k])
+        self.frontier.seal()
+        return pickle.dumps(every[len(every) - k :], pickle.HIGHEST_PROTOCOL)
 
     def take(self, data: bytes) -> int:
         self.frontier.extend(pickle.loads(data))
+        self.frontier.seal()
         return len(self.frontier)
 
     def finish(self) -> dict:
+        """The records (arrays), what was found; the frontier and ``old`` are let go."""
+        self.old = np.zeros(0, dtype=np.int64)
+        self.frontier = _Frontier()
         return {
-            "own_fp": self.own_fp.tobytes(),
-            "own_parent": self.own_parent.tobytes(),
-            "own_depth": self.own_depth.tobytes(),
-            "exp_fp": self.exp_fp.tobytes(),
-            "exp_mask": self.exp_mask.tobytes(),
-            "exp_deg": self.exp_deg.tobytes(),
-            "edges": self.edges.tobytes(),
+            "arrays": {k: getattr(self, k) for k in RECORDS},
             "found": self.found,
             "transitions": self.transitions,
         }
+
+
+#: the arrays a shard hands back at the end
+RECORDS = ("own_fp", "own_parent", "own_depth", "exp_fp", "exp_mask", "exp_deg", "edges")
 
 
 # --- the coordinator -------------------------------------------------------------------
@@ -398,6 +556,9 @@ class Outcome:
     fingerprint: str = "local"
     #: TLC's estimates: (optimistic, based on the actual fingerprints)
     collision: tuple[float, float] = (0.0, 0.0)
+    #: how much the worker processes' peak resident sets grew past what they
+    #: shared with this process at the fork (bytes, summed; 0 in one process)
+    workers_grown: int = 0
 
 
 #: below this many frontier states per worker a parallel search keeps going in
@@ -425,23 +586,23 @@ class _Local:
         finally:
             gc.unfreeze()
 
+    def _recv(self, conn):
+        ok, value = conn.recv()
+        if not ok:
+            raise RuntimeError(f"a search worker failed:\n{value}")
+        if isinstance(value, dict) and "arrays" in value:
+            # the records follow as raw bytes, one message each (no pickle copy)
+            value["arrays"] = {k: (tc, conn.recv_bytes()) for k, tc in value["arrays"]}
+        return value
+
     def call(self, items: list[tuple[str, object]]) -> list:
         for conn, item in zip(self.conns, items):
             conn.send(item)
-        out = []
-        for conn in self.conns:
-            ok, value = conn.recv()
-            if not ok:
-                raise RuntimeError(f"a search worker failed:\n{value}")
-            out.append(value)
-        return out
+        return [self._recv(conn) for conn in self.conns]
 
     def call_one(self, w: int, item: tuple[str, object]) -> list:
         self.conns[w].send(item)
-        ok, value = self.conns[w].recv()
-        if not ok:
-            raise RuntimeError(f"a search worker failed:\n{value}")
-        return [value]
+        return [self._recv(self.conns[w])]
 
     def close(self) -> None:
         for conn in self.conns:
@@ -452,8 +613,26 @@ class _Local:
                 p.kill()
 
 
+def _rss() -> int:
+    """This process's resident set now, in bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):  # pragma: no cover - not Linux
+        return 0
+
+
+def _peak_rss() -> int:
+    """This process's largest resident set so far, in bytes."""
+    import resource
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
 def _serve(shard: Shard, w: int, n: int, conn) -> None:
     gc.disable()
+    start = _rss()  # what the worker shares with the coordinator at the fork
     try:
         shard.split(w, n)
         while True:
@@ -466,9 +645,16 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
             except BaseException:  # noqa: BLE001 - reported to the coordinator
                 conn.send((False, traceback.format_exc()))
                 return
-            conn.send((True, value))
             if cmd == "finish":
+                arrays = value.pop("arrays")
+                del shard
+                value["arrays"] = [(k, a.typecode) for k, a in arrays.items()]
+                value["grown"] = _peak_rss() - start
+                conn.send((True, value))
+                for k in list(arrays):
+                    conn.send_bytes(arrays.pop(k))
                 return
+            conn.send((True, value))
     finally:
         conn.close()
 
@@ -503,15 +689,17 @@ def search(
         parallel = workers > 1 or cluster is not None
         while shard.frontier and not (parallel and len(shard.frontier) >= SPLIT_AT * max(workers, 1)):
             shard.expand()
-            size, states, _, _ = shard.accept()
+            size, states, _, _, _ = shard.accept()
             if size:
                 depth += 1
             _limit(cfg, states, max_states, depth)
             if progress:
                 progress(states, shard.transitions, depth)
         results: list[dict]
+        grown = 0
         if not shard.frontier:
             results = [shard.finish()]
+            del shard
             used = 1
         else:
             if cluster is not None:
@@ -528,7 +716,10 @@ def search(
                                                                   cfg, max_states, progress)
             finally:
                 pool.close()
-        return _conclude(cfg, rules, props, symmetry, fingerprint, used, results, states, depth)
+            grown = sum(r.get("grown", 0) for r in results)
+        out = _conclude(cfg, rules, props, symmetry, fingerprint, used, results, states, depth)
+        out.workers_grown = grown
+        return out
 
 
 def _limit(cfg: Config, states: int, max_states: int, depth: int) -> None:
@@ -542,8 +733,10 @@ def _limit(cfg: Config, states: int, max_states: int, depth: int) -> None:
 def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     settled: list[str] = []
     level = 0
+    mine = [b""] * n
     while True:
-        claims = pool.call([("expand", (settled,))] * n)
+        claims = pool.call([("expand", (settled, b"".join(mine[o] for o in range(n) if o != w)))
+                            for w in range(n)])
         decided = pool.call([("decide", ([claims[w][o] for w in range(n)], level)) for o in range(n)])
         level += 1
         accepted = pool.call([("accept", ([decided[o][w] for o in range(n)],)) for w in range(n)])
@@ -551,6 +744,7 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
         states = sum(a[1] for a in accepted)
         transitions = sum(a[3] for a in accepted)
         settled = sorted({pid for a in accepted for pid in a[2]})
+        mine = [a[4] for a in accepted]
         if not any(sizes):
             break
         depth += 1
@@ -558,6 +752,7 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
         _balance(pool, n, sizes)
         if progress:
             progress(states, transitions, depth)
+    del mine
     results = pool.call([("finish", ())] * n)
     return results, states, transitions, depth
 
@@ -573,21 +768,23 @@ def _balance(pool, n: int, sizes: list[int]) -> None:
         pool.call_one(lo, ("take", (data,)))
 
 
-def _array(data: bytes, typecode: str, dtype) -> np.ndarray:
-    a = array(typecode)
-    a.frombytes(data)
-    return np.frombuffer(a, dtype=dtype) if len(a) else np.zeros(0, dtype=dtype)
+def _take(results: list[dict], key: str) -> np.ndarray:
+    """One record array of every shard, concatenated; the shards' copies are let go."""
+    parts = []
+    for r in results:
+        a = r["arrays"].pop(key)
+        tc, buf = a if isinstance(a, tuple) else (a.typecode, a)
+        parts.append(np.frombuffer(buf, dtype=np.dtype(tc)) if len(buf) else np.zeros(0, dtype=np.dtype(tc)))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states, depth) -> Outcome:
-    cat = lambda key, tc, dt: np.concatenate([_array(r[key], tc, dt) for r in results])  # noqa: E731
-    fps = cat("own_fp", "q", np.int64)
-    parents = cat("own_parent", "q", np.int64)
-    depths = cat("own_depth", "H", np.uint16).astype(np.int64)
+    fps = _take(results, "own_fp")
     order = np.argsort(fps, kind="stable")
     fps = fps[order]
-    parents = parents[order]
-    depths = depths[order]
+    parents = _take(results, "own_parent")[order]
+    depths = _take(results, "own_depth")[order]
+    del order
     n = len(fps)
     if n != states or (n > 1 and not (fps[1:] != fps[:-1]).all()):
         raise RuntimeError(f"internal error: {n} fingerprint records for {states} states")
@@ -598,46 +795,59 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
             have = found.get(pid)
             if have is None or (fd.length, fd.fp) < (have.length, have.fp):
                 found[pid] = fd
-    exp_fp = cat("exp_fp", "q", np.int64)
-    exp_deg = cat("exp_deg", "I", np.uint32)
-    graph = len(exp_fp) > 0
-    terminal_states = 0
-    if graph:
-        if len(exp_fp) != n:
-            raise RuntimeError(f"internal error: {len(exp_fp)} expanded states of {n}")
-        exp_ids = np.searchsorted(fps, exp_fp)
-        mask = np.zeros(n, dtype=np.uint64)
-        mask[exp_ids] = cat("exp_mask", "Q", np.uint64)
-        deg = np.zeros(n, dtype=np.int64)
-        deg[exp_ids] = exp_deg
-        src = np.repeat(exp_ids, exp_deg.astype(np.int64))
-        dst = np.searchsorted(fps, cat("edges", "q", np.int64))
-        terminal = deg == 0
-        terminal_states = int(terminal.sum())
     replay = _Replay(cfg, rules, symmetry, fingerprint, fps, parents)
     verdicts: dict[str, tuple] = {}
     by_id = {p.id: p for p in props}
     for pid, fd in found.items():
         verdicts[pid] = replay.verdict(by_id[pid], fd)
     eventually = [p for p in props if p.kind == "eventually"]
-    if graph and eventually:
+    # the state graph, indexed by position in the order of expansion
+    exp_fp = _take(results, "exp_fp")
+    graph = len(exp_fp) > 0
+    terminal_states = 0
+    if graph:
+        if len(exp_fp) != n:
+            raise RuntimeError(f"internal error: {len(exp_fp)} expanded states of {n}")
+        mask = _take(results, "exp_mask")
+        deg = _take(results, "exp_deg")
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(deg, out=start[1:])
+        terminal = deg == 0
+        del deg
+        terminal_states = int(terminal.sum())
+        # exp_fp sorted is fps (both are every state): a fingerprint's position
+        # in expansion order is pos[its index in fps]
+        pos = np.argsort(exp_fp, kind="stable").astype(np.int32 if n < 2**31 else np.int64)
+        edges = _take(results, "edges")
+        out = np.empty(len(edges), dtype=pos.dtype)
+        for i in range(0, len(edges), 1 << 20):
+            out[i : i + (1 << 20)] = pos[np.searchsorted(fps, edges[i : i + (1 << 20)])]
+        del edges, pos
+
+        def shallowest(ids: np.ndarray) -> int:
+            """The fingerprint of the shallowest of the states ``ids`` (ties: the smallest)."""
+            f = exp_fp[ids]
+            dep = depths[np.searchsorted(fps, f)]
+            return int(f[np.lexsort((f, dep))[0]])
+
         for k, p in enumerate(eventually):
             if p.id in verdicts:
                 continue
-            bit = np.uint64(1 << k)
-            open_ = (mask & bit) != 0
+            open_ = (mask >> k) & 1 != 0
             hit = np.nonzero(terminal & open_)[0]
             if len(hit):
-                i = hit[np.lexsort((fps[hit], depths[hit]))[0]]
-                verdicts[p.id] = replay.eventually(p, int(fps[i]), "terminal")
+                verdicts[p.id] = replay.eventually(p, shallowest(hit), "terminal")
         pending = [(k, p) for k, p in enumerate(eventually) if p.id not in verdicts]
         if pending:
-            for comp in _bottom_cycles(n, src, dst):
-                first = comp[np.lexsort((fps[comp], depths[comp]))[0]]
+            comps = _bottom_cycles_csr(n, start, out)
+            comps.sort(key=lambda c: int(exp_fp[c].min()))  # in the order of their smallest fingerprint
+            for comp in comps:
                 for k, p in list(pending):
-                    if ((mask[comp] >> np.uint64(k)) & np.uint64(1)).all():
-                        verdicts[p.id] = replay.eventually(p, int(fps[first]), "cycle")
+                    if ((mask[comp] >> k) & 1).all():
+                        verdicts[p.id] = replay.eventually(p, shallowest(comp), "cycle")
                         pending.remove((k, p))
+        del out, start, mask, terminal
+    del exp_fp
     m = transitions + 1
     optimistic = n * (m - n) / 2.0**64
     if n > 1:
@@ -650,19 +860,40 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
                    (optimistic, actual))
 
 
+def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """An edge list as offsets per source and targets grouped by source."""
+    src = np.asarray(src, dtype=np.int64)
+    dst = np.asarray(dst, dtype=np.int64)
+    out = dst[np.argsort(src, kind="stable")]
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=start[1:])
+    return start, out
+
+
+def _out_edges(start: np.ndarray, out: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edges leaving ``nodes``: sources and targets."""
+    lo, hi = start[nodes], start[nodes + 1]
+    cnt = hi - lo
+    total = int(cnt.sum())
+    idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(total)
+    return np.repeat(nodes, cnt), out[idx]
+
+
 def _bottom_cycles(n: int, src: np.ndarray, dst: np.ndarray):
     """The bottom strongly connected components that are not single terminal states."""
-    core = cyclic_core(n, src, dst)
+    return _bottom_cycles_csr(n, *_csr(n, src, dst))
+
+
+def _bottom_cycles_csr(n: int, start: np.ndarray, out: np.ndarray):
+    core = cyclic_core_csr(n, start, out)
     if not len(core):
         return []
     import networkx as nx
 
-    inside = np.zeros(n, dtype=bool)
-    inside[core] = True
-    sel = inside[src]
+    src, dst = _out_edges(start, out, core)  # the core is closed under successors
     g = nx.DiGraph()
     g.add_nodes_from(core.tolist())
-    g.add_edges_from(zip(src[sel].tolist(), dst[sel].tolist()))
+    g.add_edges_from(zip(src.tolist(), dst.tolist()))
     comps = []
     for comp in nx.attracting_components(g):
         if len(comp) == 1:
@@ -679,26 +910,24 @@ def cyclic_core(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
     The set is closed under successors, so the bottom SCCs of the whole graph
     that are not terminal states are exactly its attracting components.
+    """
+    return cyclic_core_csr(n, *_csr(n, src, dst))
+
+
+def cyclic_core_csr(n: int, start: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``cyclic_core`` on a graph as offsets and targets grouped by source.
+
     Vectorised: one numpy pass per layer of the acyclic part.
     """
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
-    indeg = np.bincount(dst, minlength=n)
-    order = np.argsort(src, kind="stable")
-    out = dst[order]
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=start[1:])
+    indeg = np.bincount(out, minlength=n)
     layer = np.nonzero(indeg == 0)[0]
     removed = np.zeros(n, dtype=bool)
     while len(layer):
         removed[layer] = True
-        lo, hi = start[layer], start[layer + 1]
-        cnt = hi - lo
-        total = int(cnt.sum())
-        if not total:
+        _, targets = _out_edges(start, out, layer)
+        if not len(targets):
             break
-        idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(total)
-        targets, k = np.unique(out[idx], return_counts=True)
+        targets, k = np.unique(targets, return_counts=True)
         indeg[targets] -= k
         layer = targets[indeg[targets] == 0]
     return np.nonzero(~removed)[0]

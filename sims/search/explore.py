@@ -98,6 +98,9 @@ class Result:
     #: TLC's estimates of the probability that two distinct states shared a
     #: fingerprint: (optimistic, based on the actual fingerprints)
     collision: tuple[float, float] = (0.0, 0.0)
+    #: how much the worker processes' peak resident sets grew past what they
+    #: shared with this process (bytes, summed; 0 in one process)
+    workers_grown: int = 0
 
     @property
     def ok(self) -> bool:
@@ -138,7 +141,7 @@ def explore(
             verdicts[p.id] = Verdict(p, "unreached" if p.kind == "sometimes" else "holds", applicable=p.applies(cfg))
         verdicts[p.id].expect = expect[p.id]
     return Result(cfg, rules, out.states, out.transitions, out.depth, time.perf_counter() - t0, verdicts,
-                  out.terminal_states, out.symmetry, out.workers, out.collision)
+                  out.terminal_states, out.symmetry, out.workers, out.collision, out.workers_grown)
 
 
 def _cyclic_core(n: int, edges: list[tuple[int, int]]) -> set[int]:
