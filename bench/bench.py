@@ -97,7 +97,7 @@ class _Sampler:
         self._t.join()
 
 
-def _one(name: str, mode: str, workers: int) -> dict:
+def _one(name: str, mode: str, workers: int, pss: bool = False) -> dict:
     import networkx  # noqa: F401 - loaded before the baseline, as a search loads it
     import numpy  # noqa: F401
 
@@ -107,19 +107,29 @@ def _one(name: str, mode: str, workers: int) -> dict:
     cfg = get_suite(name).members[0]
     cpu0 = time.process_time()
     before = _status()["VmRSS"]
-    with _Sampler() as sampler:
-        r = explore(cfg, symmetry=mode != "sequential", workers=workers if mode == "parallel" else 1,
-                    max_states=100_000_000)
+    sampler = _Sampler() if pss else None
+    if sampler:
+        sampler.__enter__()
+    r = explore(cfg, symmetry=mode != "sequential", workers=workers if mode == "parallel" else 1,
+                max_states=100_000_000)
+    if sampler:
+        sampler.__exit__()
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     used = r.workers
-    # what the search added: exactly, from the kernel's high-water mark, in
-    # one process; with workers, the sampled total (their peaks and this
-    # process's are not simultaneous: the bound adds them anyway)
+    # What the search added to the memory in use (docs/performance.md,
+    # "Memory"): the kernel's high-water mark of this process minus its
+    # resident set before the search; with workers, the largest of (this
+    # process before the workers hand their records over + every worker's
+    # growth past the fork) and (this process at its peak, the records
+    # concluded after the workers ended).
     grown = _status()["VmHWM"] - before
-    bound = grown + r.workers_grown
-    total = grown if used == 1 else sampler.peak - sampler.base
-    return {
+    if used == 1:
+        total = bound = grown
+    else:
+        total = max(r.peak_before_finish - before + r.workers_grown, grown)
+        bound = grown + r.workers_grown  # every peak added, as if all were at once
+    row = {
         "member": name,
         "mode": mode,
         "workers": used,
@@ -132,11 +142,15 @@ def _one(name: str, mode: str, workers: int) -> dict:
         "peak_rss_mib": round(max(own.ru_maxrss, kids.ru_maxrss) / 1024, 1),
         "search_mib": round(total / 2**20, 1),
         "bytes_per_state": round(total / r.states),
-        "bytes_per_state_bound": round(bound / r.states),
+        "bytes_per_state_all_peaks": round(bound / r.states),
         "collision_optimistic": r.collision[0],
         # what the modes must agree on: each verdict and the length of its trace
         "verdicts": {k: [v.status, len(v.trace)] for k, v in r.verdicts.items()},
     }
+    if sampler:
+        # proportional set sizes, sampled: counts the pages workers copy on write
+        row["bytes_per_state_pss"] = round((sampler.peak - sampler.base) / r.states)
+    return row
 
 
 def main() -> int:
@@ -146,11 +160,13 @@ def main() -> int:
     ap.add_argument("--suite", action="append", help="suite(s) or member(s) to run (default: tiny and default)")
     ap.add_argument("--mode", action="append", choices=MODES, help="only these modes (default: all three)")
     ap.add_argument("--workers", type=int, default=default_workers(), help="processes of the parallel mode")
+    ap.add_argument("--pss", action="store_true",
+                    help="also sample the processes' proportional set sizes (counts copy-on-write; slows the run)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(_one(args.one[0], args.one[1], args.workers)))
+        print(json.dumps(_one(args.one[0], args.one[1], args.workers, args.pss)))
         return 0
     from acp_lifecycle.sims.configs import get_suite
 
@@ -160,13 +176,13 @@ def main() -> int:
         print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; parallel = {args.workers} workers",
               flush=True)
         print(f"{'suite':8} {'member':20} {'mode':10} {'states':>10} {'transitions':>12} {'seconds':>8} "
-              f"{'states/s/core':>13} {'cpu s':>7} {'peak MiB':>8}", flush=True)
+              f"{'states/s/core':>13} {'cpu s':>7} {'peak MiB':>8} {'B/state':>7}", flush=True)
     rows = []
     for suite in suites:
         for m in get_suite(suite).members:
             for mode in modes:
-                out = subprocess.run([sys.executable, __file__, "--one", m.name, mode, "--workers", str(args.workers)],
-                                     capture_output=True, text=True, check=True).stdout
+                out = subprocess.run([sys.executable, __file__, "--one", m.name, mode, "--workers", str(args.workers)]
+                                     + ["--pss"] * args.pss, capture_output=True, text=True, check=True).stdout
                 row = json.loads(out) | {"suite": suite}
                 rows.append(row)
                 first = next(r for r in rows if r["member"] == m.name)
@@ -174,9 +190,10 @@ def main() -> int:
                     mark = "" if row["verdicts"] == first["verdicts"] else f"  VERDICTS DIFFER FROM {first['mode']}"
                     print(f"{suite:8} {row['member']:20} {mode:10} {row['states']:>10,} {row['transitions']:>12,} "
                           f"{row['seconds']:>8.2f} {row['states_per_second_per_core']:>13,} {row['cpu_seconds']:>7.1f} "
-                          f"{row['peak_rss_mib']:>8.1f}{mark}", flush=True)
+                          f"{row['peak_rss_mib']:>8.1f} {row['bytes_per_state']:>7}{mark}", flush=True)
+    walls = {suite: _wall(suite, args.workers) for suite in suites}
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"members": rows, "check_wall_seconds": walls}, indent=2))
         return 0
     print()
     for suite in suites:
@@ -186,7 +203,12 @@ def main() -> int:
             tot[mode] = (sum(r["states"] for r in sel), sum(r["seconds"] for r in sel),
                          max(r["peak_rss_mib"] for r in sel), sum(r["cpu_seconds"] for r in sel))
             st, sec, mib, cpu = tot[mode]
-            print(f"{suite:8} total {mode:10} {st:>10,} states {sec:8.2f} s {cpu:8.1f} cpu s  peak {mib:7.1f} MiB")
+            # members run one after another: the largest sets the suite's peak
+            big = max(sel, key=lambda r: r["states"])
+            print(f"{suite:8} total {mode:10} {st:>10,} states {sec:8.2f} s {cpu:8.1f} cpu s  peak {mib:7.1f} MiB  "
+                  f"{big['bytes_per_state']} B/state ({big['member']}, {big['states']:,} states, "
+                  f"{big['search_mib']} MiB; every peak added: {big['bytes_per_state_all_peaks']})"
+                  + (f"; sampled PSS {big['bytes_per_state_pss']}" if "bytes_per_state_pss" in big else ""))
         if "sequential" in tot and "symmetry" in tot:
             a, b = tot["sequential"], tot["symmetry"]
             print(f"{suite:8} symmetry: {a[0] / b[0]:.1f}x fewer states, {a[1] / b[1]:.1f}x faster, "
@@ -194,7 +216,21 @@ def main() -> int:
         if "symmetry" in tot and "parallel" in tot:
             a, b = tot["symmetry"], tot["parallel"]
             print(f"{suite:8} parallel ({args.workers} workers): {a[1] / b[1]:.2f}x faster (wall)")
+        print(f"{suite:8} `acp-lifecycle check --config {suite}`: {walls[suite]:.2f} s wall, start-up included "
+              "(best of 3)")
     return 0
+
+
+def _wall(suite: str, workers: int) -> float:
+    """Wall seconds of the command a user runs, in a fresh process, best of three."""
+    exe = os.path.join(os.path.dirname(sys.executable), "acp-lifecycle")
+    cmd = [exe] if os.path.exists(exe) else [sys.executable, "-c", "from acp_lifecycle.sims.cli import main; main()"]
+    best = float("inf")
+    for _ in range(3 if suite in ("tiny", "default") else 1):
+        t = time.perf_counter()
+        subprocess.run(cmd + ["check", "--config", suite, "--workers", str(workers)], capture_output=True, check=False)
+        best = min(best, time.perf_counter() - t)
+    return best
 
 
 if __name__ == "__main__":

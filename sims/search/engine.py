@@ -35,6 +35,7 @@ import os
 import pickle
 import sys
 import traceback
+import zlib
 from array import array
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -166,10 +167,10 @@ class Found:
 
 #: frontier states per block; a level past COMPRESS_AT states keeps its blocks
 #: pickled (equal parts stored once per block: about a quarter of the size)
-BLOCK = 1024
-COMPRESS_AT = 4096
+BLOCK = 256
+COMPRESS_AT = 1024
 #: candidates checked against the visited fingerprints at once (vectorised)
-CHECK_EVERY = 4096
+CHECK_EVERY = 256
 
 
 def _in_sorted(old: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -182,19 +183,49 @@ def _in_sorted(old: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 
 def _merge(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """The sorted union of the sorted ``old`` and the (disjoint) ``new``."""
-    if not len(new):
-        return old
-    new = np.sort(new)
+    """The sorted union of the sorted ``old`` and the sorted (disjoint) ``new``."""
     return np.insert(old, old.searchsorted(new), new)
+
+
+#: a run of visited fingerprints below this length takes the next level in
+#: (merging copies the run: a copy of every visited fingerprint at each level
+#: would double their memory for a moment)
+MERGE_BELOW = 1 << 16
+
+
+class _Visited:
+    """Visited fingerprints: sorted int64 runs, about one per level once levels are large."""
+
+    def __init__(self):
+        self.runs: list[np.ndarray] = []
+        self.n = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def add(self, fps: np.ndarray) -> None:
+        if not len(fps):
+            return
+        fps = np.sort(fps)
+        self.n += len(fps)
+        if self.runs and len(self.runs[-1]) < MERGE_BELOW:
+            self.runs[-1] = _merge(self.runs[-1], fps)
+        else:
+            self.runs.append(fps)
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(keys), dtype=bool)
+        for run in self.runs:
+            hit |= _in_sorted(run, keys)
+        return hit
 
 
 class _Frontier:
     """The states of one BFS level with their fingerprints, in blocks.
 
-    A block of a large level is pickled when it fills: the pickle stores each
-    part shared by several states once, about 80 bytes a state where the
-    objects take about 300. ``drain`` gives the states back block by block
+    A block of a large level is pickled when it fills (the pickle stores each
+    part shared by several states once) and compressed (zlib, fastest): about
+    30 bytes a state where the objects take about 300. ``drain`` gives the states back block by block
     and lets each go once read."""
 
     def __init__(self):
@@ -227,7 +258,7 @@ class _Frontier:
                 for i in range(len(b) - 1, -1, -1):
                     if not isinstance(b[i], list):
                         break
-                    b[i] = pickle.dumps(b[i], pickle.HIGHEST_PROTOCOL)
+                    b[i] = zlib.compress(pickle.dumps(b[i], pickle.HIGHEST_PROTOCOL), 1)
 
     def drain(self):
         """Every (state, fp), in order; the frontier is empty afterwards."""
@@ -237,7 +268,7 @@ class _Frontier:
         self.blocks, self.sizes, self.n = [], [], 0
         while blocks:
             b = blocks.pop()
-            yield from (b if isinstance(b, list) else pickle.loads(b))
+            yield from (b if isinstance(b, list) else pickle.loads(zlib.decompress(b)))
 
     def extend(self, items) -> None:
         for s, f in items:
@@ -292,7 +323,7 @@ class Shard:
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
-        self.old = np.zeros(0, dtype=np.int64)
+        self.old = _Visited()
         self._new: set[int] = set()
         # own records: every fingerprint this shard owns, its parent's, its depth
         self.own_fp, self.own_parent, self.own_depth = array("q"), array("q"), array("H")
@@ -336,7 +367,7 @@ class Shard:
     def start(self) -> None:
         s0 = initial_state(self.cfg)
         f = self.fingerprint(s0)
-        self.old = np.array([f], dtype=np.int64)
+        self.old.add(np.array([f], dtype=np.int64))
         self._own(f, f, 0)
         self.frontier.add(s0, f)
 
@@ -350,7 +381,7 @@ class Shard:
 
         ``others``: the fingerprints the other shards took in the last level."""
         if others:
-            self.old = _merge(self.old, np.frombuffer(others, dtype=np.int64))
+            self.old.add(np.frombuffer(others, dtype=np.int64))
         checks = self.checks
         checks.settle(settled)
         cfg, rules = self.cfg, self.rules
@@ -378,7 +409,8 @@ class Shard:
                 for k, p in enumerate(eventually):
                     if p.check(s):
                         mask |= 1 << k
-                exp_fp.append(f)
+                if count > 1:  # in one process the expansion order is the records' order
+                    exp_fp.append(f)
                 exp_mask.append(mask)
                 dsts = set()
             succ = successors(s, cfg, rules)
@@ -418,7 +450,7 @@ class Shard:
         if not pend:
             return
         keys = np.fromiter(pend, dtype=np.int64, count=len(pend))
-        visited = _in_sorted(self.old, keys).tolist()
+        visited = self.old.contains(keys).tolist()
         index, count, d = self.index, self.count, self.depth + 1
         new, cands, cand_fps, nxt = self._new, self._cands, self._cand_fps, self._next
         own_fp, own_parent, own_depth = self.own_fp, self.own_parent, self.own_depth
@@ -449,7 +481,7 @@ class Shard:
             arr = np.frombuffer(claims[w], dtype=np.int64)
             gs, ps = arr[0::2], arr[1::2]
             acc = out[w]
-            for g, p, v in zip(gs.tolist(), ps.tolist(), _in_sorted(old, gs).tolist()):
+            for g, p, v in zip(gs.tolist(), ps.tolist(), old.contains(gs).tolist()):
                 if not v and g not in new:
                     new.add(g)
                     self._own(g, p, d)
@@ -473,7 +505,7 @@ class Shard:
             self._cand_fps = set()
         mine = np.fromiter(self._new, dtype=np.int64, count=len(self._new))
         self._new = set()
-        self.old = _merge(self.old, mine)
+        self.old.add(mine)
         nxt.seal()
         self.frontier, self._next = nxt, _Frontier()
         self.depth += 1
@@ -487,6 +519,8 @@ class Shard:
 
         ``old`` stays whole: every shard checks its candidates against every
         visited fingerprint."""
+        if self.graph:
+            self.exp_fp = self.own_fp[: len(self.exp_deg)]  # one process so far: the same order
         keep = [f % count == index for f in self.own_fp]
         for name in ("own_fp", "own_parent", "own_depth"):
             old = getattr(self, name)
@@ -525,12 +559,14 @@ class Shard:
 
     def finish(self) -> dict:
         """The records (arrays), what was found; the frontier and ``old`` are let go."""
-        self.old = np.zeros(0, dtype=np.int64)
+        self.old = _Visited()
         self.frontier = _Frontier()
         return {
             "arrays": {k: getattr(self, k) for k in RECORDS},
             "found": self.found,
             "transitions": self.transitions,
+            # expanded in the order of the own records (exp_fp is not kept)
+            "exp_is_own": self.count == 1,
         }
 
 
@@ -559,6 +595,9 @@ class Outcome:
     #: how much the worker processes' peak resident sets grew past what they
     #: shared with this process at the fork (bytes, summed; 0 in one process)
     workers_grown: int = 0
+    #: this process's peak resident set (bytes) before the workers handed
+    #: their records over (0 in one process)
+    peak_before_finish: int = 0
 
 
 #: below this many frontier states per worker a parallel search keeps going in
@@ -590,10 +629,35 @@ class _Local:
         ok, value = conn.recv()
         if not ok:
             raise RuntimeError(f"a search worker failed:\n{value}")
-        if isinstance(value, dict) and "arrays" in value:
-            # the records follow as raw bytes, one message each (no pickle copy)
-            value["arrays"] = {k: (tc, conn.recv_bytes()) for k, tc in value["arrays"]}
         return value
+
+    def finish(self) -> list[dict]:
+        """Every shard's records, moved into one array per record.
+
+        A worker sends each array in pieces from its end and shrinks it as it
+        goes, and the pieces land in place in the joined array: the records
+        move from the workers to this process without being held twice."""
+        for conn in self.conns:
+            conn.send(("finish", ()))
+        heads = [self._recv(conn) for conn in self.conns]
+        arrays = {}
+        for k, (tc, _) in heads[0]["arrays"]:
+            sizes = [dict(h["arrays"])[k][1] for h in heads]
+            a = np.empty(sum(sizes), dtype=np.dtype(tc))
+            view = memoryview(a).cast("B")
+            lo = 0
+            for conn, size in zip(self.conns, sizes):
+                end = (lo + size) * a.itemsize
+                while end > lo * a.itemsize:
+                    n = conn.recv_bytes_into(view[max(lo * a.itemsize, end - _PIECE) : end])
+                    end -= n
+                lo += size
+            del view
+            arrays[k] = a
+        for h in heads:
+            h["arrays"] = {}
+        heads[0]["arrays"] = arrays
+        return heads
 
     def call(self, items: list[tuple[str, object]]) -> list:
         for conn, item in zip(self.conns, items):
@@ -622,6 +686,25 @@ def _rss() -> int:
         return 0
 
 
+def _rss_file() -> int:
+    """The pages of files (the interpreter, libraries) this process has resident, in bytes.
+
+    A forked worker maps these again as it runs the code: they are shared
+    with the coordinator, not memory the search takes."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("RssFile:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return 0
+
+
+#: bytes per message when records move from a worker to the coordinator
+_PIECE = 1 << 20
+
+
 def _peak_rss() -> int:
     """This process's largest resident set so far, in bytes."""
     import resource
@@ -633,6 +716,7 @@ def _peak_rss() -> int:
 def _serve(shard: Shard, w: int, n: int, conn) -> None:
     gc.disable()
     start = _rss()  # what the worker shares with the coordinator at the fork
+    file0 = _rss_file()
     try:
         shard.split(w, n)
         while True:
@@ -648,11 +732,16 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
             if cmd == "finish":
                 arrays = value.pop("arrays")
                 del shard
-                value["arrays"] = [(k, a.typecode) for k, a in arrays.items()]
-                value["grown"] = _peak_rss() - start
+                value["arrays"] = [(k, (a.typecode, len(a))) for k, a in arrays.items()]
+                value["grown"] = _peak_rss() - start - max(0, _rss_file() - file0)
                 conn.send((True, value))
                 for k in list(arrays):
-                    conn.send_bytes(arrays.pop(k))
+                    a = arrays.pop(k)
+                    step = max(1, _PIECE // a.itemsize)
+                    while len(a):
+                        cut = max(0, len(a) - step)
+                        conn.send_bytes(a, cut * a.itemsize)
+                        del a[cut:]  # the array shrinks as its pieces leave
                 return
             conn.send((True, value))
     finally:
@@ -717,8 +806,10 @@ def search(
             finally:
                 pool.close()
             grown = sum(r.get("grown", 0) for r in results)
+        before = results[0].get("peak_before_finish", 0)
         out = _conclude(cfg, rules, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
+        out.peak_before_finish = before
         return out
 
 
@@ -753,7 +844,9 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
         if progress:
             progress(states, transitions, depth)
     del mine
-    results = pool.call([("finish", ())] * n)
+    before = _peak_rss()
+    results = pool.finish() if hasattr(pool, "finish") else pool.call([("finish", ())] * n)
+    results[0]["peak_before_finish"] = before
     return results, states, transitions, depth
 
 
@@ -772,20 +865,30 @@ def _take(results: list[dict], key: str) -> np.ndarray:
     """One record array of every shard, concatenated; the shards' copies are let go."""
     parts = []
     for r in results:
+        if key not in r["arrays"]:
+            continue
         a = r["arrays"].pop(key)
-        tc, buf = a if isinstance(a, tuple) else (a.typecode, a)
-        parts.append(np.frombuffer(buf, dtype=np.dtype(tc)) if len(buf) else np.zeros(0, dtype=np.dtype(tc)))
+        if not isinstance(a, np.ndarray):
+            a = np.frombuffer(a, dtype=np.dtype(a.typecode)) if len(a) else np.zeros(0, dtype=np.dtype(a.typecode))
+        parts.append(a)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states, depth) -> Outcome:
-    fps = _take(results, "own_fp")
-    order = np.argsort(fps, kind="stable")
-    fps = fps[order]
+    own = _take(results, "own_fp")
+    order = np.argsort(own, kind="stable")
+    idx = np.int32 if len(order) < 2**31 else np.int64
+    order = order.astype(idx)
+    fps = own[order]
     parents = _take(results, "own_parent")[order]
     depths = _take(results, "own_depth")[order]
-    del order
     n = len(fps)
+    # the state graph is indexed by position in the order of expansion: in one
+    # process that of the own records
+    same = len(results) == 1 and results[0].get("exp_is_own")
+    exp_fp = own if same else _take(results, "exp_fp")
+    graph = len(results[0]["arrays"]["exp_deg"]) > 0 if same else len(exp_fp) > 0
+    del own
     if n != states or (n > 1 and not (fps[1:] != fps[:-1]).all()):
         raise RuntimeError(f"internal error: {n} fingerprint records for {states} states")
     transitions = sum(r["transitions"] for r in results)
@@ -801,27 +904,25 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
     for pid, fd in found.items():
         verdicts[pid] = replay.verdict(by_id[pid], fd)
     eventually = [p for p in props if p.kind == "eventually"]
-    # the state graph, indexed by position in the order of expansion
-    exp_fp = _take(results, "exp_fp")
-    graph = len(exp_fp) > 0
     terminal_states = 0
     if graph:
         if len(exp_fp) != n:
             raise RuntimeError(f"internal error: {len(exp_fp)} expanded states of {n}")
         mask = _take(results, "exp_mask")
         deg = _take(results, "exp_deg")
-        start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(deg, out=start[1:])
+        edges = _take(results, "edges")
+        m = len(edges)
+        eidx = np.int32 if m < 2**31 else np.int64
+        start = np.zeros(n + 1, dtype=eidx)
+        np.cumsum(deg, out=start[1:], dtype=eidx)
         terminal = deg == 0
         del deg
         terminal_states = int(terminal.sum())
         # exp_fp sorted is fps (both are every state): a fingerprint's position
         # in expansion order is pos[its index in fps]
-        pos = np.argsort(exp_fp, kind="stable").astype(np.int32 if n < 2**31 else np.int64)
-        edges = _take(results, "edges")
-        out = np.empty(len(edges), dtype=pos.dtype)
-        for i in range(0, len(edges), 1 << 20):
-            out[i : i + (1 << 20)] = pos[np.searchsorted(fps, edges[i : i + (1 << 20)])]
+        pos = order if same else np.argsort(exp_fp, kind="stable").astype(idx)
+        del order
+        out = _positions(edges, fps, pos)
         del edges, pos
 
         def shallowest(ids: np.ndarray) -> int:
@@ -848,6 +949,7 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
                         pending.remove((k, p))
         del out, start, mask, terminal
     del exp_fp
+    order = None
     m = transitions + 1
     optimistic = n * (m - n) / 2.0**64
     if n > 1:
@@ -858,6 +960,19 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
         actual = 0.0
     return Outcome(n, transitions, depth, terminal_states, verdicts, symmetry, workers, fingerprint,
                    (optimistic, actual))
+
+
+def _positions(edges: np.ndarray, fps: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """``pos[index of each edge's fingerprint in fps]``, written over the edges'
+    own buffer when it is writable (the int32 results fill its first half:
+    each chunk is read before its results land, on bytes already read)."""
+    if not edges.flags.writeable:
+        edges = edges.copy()
+    res = edges.view(np.uint8).view(pos.dtype)[: len(edges)] if pos.itemsize <= 8 else None
+    chunk = 1 << 16
+    for i in range(0, len(edges), chunk):
+        res[i : i + chunk] = pos[np.searchsorted(fps, edges[i : i + chunk])]
+    return res
 
 
 def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -872,11 +987,22 @@ def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def _out_edges(start: np.ndarray, out: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The edges leaving ``nodes``: sources and targets."""
-    lo, hi = start[nodes], start[nodes + 1]
+    lo, hi = start[nodes].astype(np.int64), start[nodes + 1].astype(np.int64)
     cnt = hi - lo
     total = int(cnt.sum())
     idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(total)
     return np.repeat(nodes, cnt), out[idx]
+
+
+def _targets(start: np.ndarray, out: np.ndarray, nodes: np.ndarray, most: int = 1 << 16):
+    """The targets of the edges leaving ``nodes``, in pieces of about ``most`` edges."""
+    cnt = (start[nodes + 1] - start[nodes]).astype(np.int64)
+    ends = np.cumsum(cnt)
+    a = 0
+    while a < len(nodes):
+        b = max(a + 1, int(np.searchsorted(ends, (ends[a - 1] if a else 0) + most, "right")))
+        yield _out_edges(start, out, nodes[a:b])[1]
+        a = b
 
 
 def _bottom_cycles(n: int, src: np.ndarray, dst: np.ndarray):
@@ -919,17 +1045,18 @@ def cyclic_core_csr(n: int, start: np.ndarray, out: np.ndarray) -> np.ndarray:
 
     Vectorised: one numpy pass per layer of the acyclic part.
     """
-    indeg = np.bincount(out, minlength=n)
+    indeg = np.zeros(n, dtype=np.int32)
+    for i in range(0, len(out), 1 << 18):  # np.bincount would copy out as int64
+        np.add.at(indeg, out[i : i + (1 << 18)], 1)
     layer = np.nonzero(indeg == 0)[0]
     removed = np.zeros(n, dtype=bool)
     while len(layer):
         removed[layer] = True
-        _, targets = _out_edges(start, out, layer)
-        if not len(targets):
-            break
-        targets, k = np.unique(targets, return_counts=True)
-        indeg[targets] -= k
-        layer = targets[indeg[targets] == 0]
+        nxt = []
+        for targets in _targets(start, out, layer):
+            np.subtract.at(indeg, targets, 1)
+            nxt.append(targets[indeg[targets] == 0])
+        layer = np.unique(np.concatenate(nxt)) if nxt else nxt
     return np.nonzero(~removed)[0]
 
 

@@ -101,6 +101,9 @@ class Result:
     #: how much the worker processes' peak resident sets grew past what they
     #: shared with this process (bytes, summed; 0 in one process)
     workers_grown: int = 0
+    #: this process's peak resident set before the workers handed their
+    #: records over (bytes; 0 in one process)
+    peak_before_finish: int = 0
 
     @property
     def ok(self) -> bool:
@@ -141,7 +144,8 @@ def explore(
             verdicts[p.id] = Verdict(p, "unreached" if p.kind == "sometimes" else "holds", applicable=p.applies(cfg))
         verdicts[p.id].expect = expect[p.id]
     return Result(cfg, rules, out.states, out.transitions, out.depth, time.perf_counter() - t0, verdicts,
-                  out.terminal_states, out.symmetry, out.workers, out.collision, out.workers_grown)
+                  out.terminal_states, out.symmetry, out.workers, out.collision, out.workers_grown,
+                  out.peak_before_finish)
 
 
 def _cyclic_core(n: int, edges: list[tuple[int, int]]) -> set[int]:
