@@ -627,6 +627,22 @@ def _place(lines: list, p: int, taken: frozenset, c: int, sender: str) -> int:
     return q
 
 
+def _resume_due(action: tuple, s, pos: int, lines, epochs) -> bool:
+    """A disconnected client's resume is made just before the agent receives
+    it (the next line): until then the client does nothing else (it is
+    resuming) and no step reads its new connection, so the search does not
+    carry every moment it could have been sent. A resume on a connection the
+    client still has is made at any time, as before."""
+    _, c, mode = action
+    if s.clients[c].connected:
+        return True
+    if pos >= len(lines):
+        return False
+    ln = lines[pos]
+    return (ln.client == c and ln.sender == "client" and ln.msg[0] == "resume" and ln.epoch == epochs[c] + 1
+            and ln.msg[2] == (mode == "replay"))
+
+
 def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> Explanation:
     """Breadth-first over transcript positions: the nodes (model state, connection
     epochs, id bindings) consistent with the first p lines, one set per p.
@@ -682,6 +698,8 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
             for step in successors(s, cfg, rules):
                 eps = epochs
                 if lazy and step.action[0] == "ClientSubmitPrompt" and not _due(step.action, s, pos, lines, epochs):
+                    continue
+                if step.action[0] == "ClientResume" and not _resume_due(step.action, s, pos, lines, epochs):
                     continue
                 if step.action[0] == "ClientResume" and not s.clients[step.action[1]].connected:
                     c = step.action[1]
