@@ -35,7 +35,7 @@ convenient):
   the snapshot after them); the live-work rules (the idle follows all updates
   of its work, a tool that was not approved does not run) judge live updates.
 
-Rules (``RULES``, in ``model/wire_rules.py``) name their clause ids (``model/clauses.py``) and the rule set
+Rules (``RULES``, in ``model/wire_rules.py``) name their clause ids (``model/clauses/``) and the rule set
 that makes them binding: ``rfd`` (the RFD, or JSON-RPC itself) or ``2.4.0``
 (the normative text of the 2.4.0 schema). Under ``--rules rfd`` a 2.4.0-only
 rule is reported as a warning; under the default ``rfd+2.4.0`` it is a

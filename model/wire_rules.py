@@ -5,7 +5,7 @@ broken rule at a transcript line. The monitor that applies them is
 ``model/monitor.py`` (which re-exports these names); ``docs/clauses.md`` lists,
 per clause, the rules that cite it.
 
-A rule names its clause ids (``model/clauses.py``) and the rule set that makes
+A rule names its clause ids (``model/clauses/``) and the rule set that makes
 it binding: ``rfd`` (the RFD, or JSON-RPC itself) or ``2.4.0`` (the normative
 text of the 2.4.0 schema).
 
@@ -60,7 +60,7 @@ class Rule:
     #: "rfd" (the RFD, or JSON-RPC) or "2.4.0" (only the 2.4.0 text says it)
     since: str
     summary: str
-    #: clause ids of model/clauses.py, the first one quoted in findings
+    #: clause ids of model/clauses/, the first one quoted in findings
     clauses: tuple[str, ...] = ()
     #: for the JSON-RPC envelope: (source, verbatim sentence)
     external: tuple[str, str] | None = None

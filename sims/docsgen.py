@@ -1,7 +1,7 @@
 """Generated documentation: the clause index and the seeded-bug catalogue.
 
 WARNING: docs/clauses.md and docs/bugs.md are written by ``acp-lifecycle docs``
-from ``model/clauses.py``, ``model/properties.py`` and ``model/bugs.py``;
+from ``model/clauses/``, ``model/properties.py`` and ``model/bugs.py``;
 ``tests/test_docs.py`` fails when the committed files are stale.
 """
 
@@ -42,7 +42,7 @@ def clauses_markdown() -> str:
         "changes a verdict of `check` (the credit is earned). A permission (MAY) is earned by a "
         "mutant that takes the choice away, which only the witness citing it notices. "
         "*Wire rules*: the rules of `acp-lifecycle trace` (`model/wire_rules.py`) that judge the clause "
-        "on a real transcript, or, where none can, why (`Clause.wire` in `model/clauses.py`: agent-internal, "
+        "on a real transcript, or, where none can, why (`Clause.wire`, `model/clauses/wire_reasons.py`: agent-internal, "
         "client-side, a permission, or not decidable from the messages).",
         "",
         "| clause | source | level | sentence | checked by | mutants | wire rules |",

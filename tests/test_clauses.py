@@ -1,4 +1,4 @@
-"""Tests of the clause registry (``model/clauses.py``).
+"""Tests of the clause registry (``model/clauses/``).
 
 The sources are not read here (the project never reads ``../shared``): these
 tests check the registry's own consistency, and a few facts about the sources

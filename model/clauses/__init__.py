@@ -1,0 +1,211 @@
+"""The clause registry: every rule of the v2 prompt lifecycle the model cites.
+
+A *clause* is one normative rule, quoted from its source. Properties of the
+model, counterexample reports and the docs name rules by clause id (for
+example ``RFD-INSERT-NO-EARLY-SUCCESS``) instead of paraphrasing them, so a
+reader can always see the exact words a verdict rests on.
+
+Two sources are quoted:
+
+* ``"RFD"``: the v2 Prompt Lifecycle RFD, revision "2026-10-01: Report
+  failures after insertion with an error stop reason that carries an optional
+  JSON-RPC error". ``section`` is the RFD heading the sentence sits under.
+* ``"2.4.0"``: the descriptions in ``schema/v2/schema.json`` of the npm package
+  ``@agentclientprotocol/sdk@2.4.0``, the newest published v2 schema, which
+  agrees with the RFD and adds rules the RFD leaves open. ``section`` is the
+  schema ``$defs`` name holding the description; where the text sits on a
+  variant of a union, the variant's title (or, untitled, its tag value)
+  follows a slash (``"ClientRequest / PromptRequest"``,
+  ``"IdleStateUpdate / cancelled"``), and where it sits on a property, the
+  property's name (``"PromptResponse / messageId"``). ``ProtocolLevel`` is the
+  root ``anyOf`` entry of that title, which holds ``$/cancel_request``.
+
+Rule 1: ``text`` is VERBATIM. It is the whole sentence, with the exact
+characters of the source: typographic quotes, backticks, and for 2.4.0 the
+line breaks inside the schema description. A table row of the RFD is quoted
+as one "sentence", its cells separated by the tab of the source. Never edit a
+quote to make it read better; quote a different sentence instead.
+
+Rule 2: the project never reads the sources at run or test time. They were
+read once, when this file was written, and the quotes were checked against
+them then (every RFD text is a substring of the RFD file; every 2.4.0 text is
+a substring of a description in the schema). Re-check by hand when a source
+changes.
+
+Rule 3: ids are stable. ``RFD-<TOPIC>-<SHORT>`` or ``S240-<TOPIC>-<SHORT>``,
+upper case with dashes. Never rename or reuse an id; a rule that disappears
+from its source keeps its id and gains an ``out_of_scope`` reason.
+
+Rule 4: every sentence of the RFD holding MUST, MUST NOT, SHOULD, SHOULD NOT
+or NOT REQUIRED is here (16 sentences in the quoted revision). A sentence with
+two rules gives two clauses, each quoting the whole sentence. The other
+clauses are sentences without a capitalised keyword that the model relies on
+(definitions, table rows, lower-case "must not"/"should not", open
+questions); their ``level`` is the force the model gives them and their ids
+are listed in ``IMPLIED_LEVEL``.
+
+Rule 5: ``out_of_scope`` is empty exactly when a property of the model checks
+the clause. Otherwise it is one sentence saying why no property checks it: a
+rule only the wire shows (the model has one session, which exists before the
+run starts), a permission the model agent does not use, something the model
+does not have (session/close, background work), or, plainly, that no property
+judges it yet. A permission (``MAY``) the model agent does use is cited by the
+``sometimes`` witness that shows the choice is explored.
+``CITATIONS`` below is the plan: which clause each property of the
+model cites. A property that exposes a *known limitation* of the RFD (lost
+responses, retries, cancellation races, resume state) still cites its
+clauses: the model checks them by showing the counterexample.
+
+The registry is a package: ``_clause.py`` (the record), ``rfd.py`` and
+``s240.py`` (the quoted sentences of each source, in source order, and the
+wire-only 2.4.0 clauses of the transcript monitor), ``citations.py`` (which
+clauses each property cites), ``wire_reasons.py`` (why no wire rule judges a
+clause); this module assembles ``CLAUSES``.
+
+Usage::
+
+    >>> clause("RFD-INSERT-NO-EARLY-SUCCESS").level
+    'MUST NOT'
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+
+from ._clause import LEVELS, SOURCES, Clause
+from .citations import CITATIONS
+from .rfd import RFD
+from .s240 import S240, WIRE_ONLY, WIRE_ONLY_IMPLIED
+from .wire_reasons import WIRE_REASONS
+
+__all__ = [
+    "Clause",
+    "CLAUSES",
+    "IMPLIED_LEVEL",
+    "LEVELS",
+    "CITATIONS",
+    "SOURCES",
+    "WIRE_REASONS",
+    "clause",
+]
+
+_ALL: tuple[Clause, ...] = RFD + S240
+
+#: All clauses by id, in source order: the RFD first, then the 2.4.0 clauses in
+#: the order their text occurs in ``schema.json``.
+CLAUSES: dict[str, Clause] = {c.id: c for c in _ALL}
+assert len(CLAUSES) == len(_ALL), "duplicate clause id"
+
+#: Clauses whose sentence has no capitalised keyword: their level is the force
+#: the model gives the sentence (a definition, a table row, a lower-case
+#: "must not"/"should not", or an open question read as NOT REQUIRED).
+IMPLIED_LEVEL: frozenset[str] = frozenset({
+    "RFD-INSERT-NOT-ACCEPTANCE",
+    "RFD-INSERT-REJECT-ERROR",
+    "RFD-INSERT-LOCAL-COMMAND",
+    "RFD-CLIENT-RECONCILE",
+    "RFD-CLIENT-NO-INFER-SENDER",
+    "RFD-INSERT-ADVANCE-ID",
+    "RFD-QUEUE-UNSPECIFIED",
+    "RFD-REPLAY-ONLY-WITH-REPLAY-FROM",
+    "RFD-LOST-RESPONSE-AMBIGUOUS",
+    "RFD-LOST-NO-GUESS",
+    "RFD-RETRY-NOT-ASSUMED-SAFE",
+    "RFD-ID-IMPORTED",
+    "RFD-METADATA-NO-CLEAR",
+    "RFD-METADATA-NOT-RESET",
+    "RFD-CLIENT-NO-APPEND-OPTIMISTIC",
+    "RFD-FAIL-ERROR-IDLE",
+    "RFD-ERROR-MEANING",
+    "RFD-FAIL-ANY-WORK",
+    "RFD-ERROR-OPTIONAL",
+    "RFD-ERROR-FIELD-ONLY",
+    "RFD-FAIL-STILL-SUCCEEDS",
+    "RFD-ERROR-MEANS-NOT-INSERTED",
+    "RFD-CANCELREQ-ONLY-BEFORE-INSERTION",
+    "RFD-CANCELREQ-AFTER-INSERTION-SUCCEEDS",
+    "RFD-IDLE-AFTER-ALL-UPDATES",
+    "RFD-FAIL-NO-UNDO",
+    "RFD-RETRY-NEW-MESSAGE",
+    "RFD-ERROR-ONLY-ENDING-FAILURES",
+    "RFD-FAIL-CONTINUES-NO-STATE",
+    "RFD-CANCEL-EVEN-IF-ABORT-FAILS",
+    "RFD-BACKGROUND-FAILURE-NO-STOP",
+    "RFD-PROCESS-EXIT-UNREPORTED",
+    "RFD-CLIENT-UNKNOWN-STOP-ENDS",
+    "RFD-OPEN-CANCEL-RACES",
+    "RFD-OPEN-RESUME-STATE",
+    "RFD-OPEN-RETRIES-OUTSIDE",
+    "RFD-STATE-SESSION-SCOPED",
+    "RFD-RETRY-DISTINCT",
+    "RFD-COMMAND-REPLAY-SAME-ID",
+    "RFD-COMMAND-REPLAY-NO-EXEC",
+    "RFD-NOTICE-NOT-FATAL",
+    "RFD-NOTICE-NO-STATE",
+    "S240-CANCELREQ-RESULT",
+    "S240-PERM-CLIENT-ANSWERS-CANCELLED",
+    "S240-RESUME-RESPONSE-NOT-IDLE",
+    "S240-RESPONSE-ECHO-LIVE",
+    "S240-RESPONSE-REPLAY-KEEPS-ID",
+    "S240-MESSAGEID-PER-TYPE",
+    "S240-UPSERT-OMITTED-UNCHANGED",
+    "S240-UPSERT-CONTENT-REPLACES",
+    "S240-STOP-OMITTED-NOT-REPORTED",
+    "S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",
+    "S240-STOP-ERROR-PRE-INSERTION",
+    "S240-STOP-CUSTOM-UNDERSCORE",
+    "S240-STOP-UNKNOWN-RESERVED",
+    "S240-STATE-RUNNING-BEFORE-INSERTION",
+    "S240-STATE-REJECT-NOT-END",
+    "S240-STATE-BACKGROUND-NO-CHANGE",
+    "S240-STATE-NEW-IDLE",
+    "S240-STATE-LOCAL-COMMANDS",
+    "S240-NOTICE-NOT-RELIED-ON",
+    "S240-PROMPT-ACCEPTANCE",
+    "S240-PROMPT-NEITHER-PRECEDES",
+    "S240-PROMPT-FAILURE-ERROR-STOP",
+    "S240-PROMPT-REJECTED-NO-ECHO",
+    "S240-PROMPT-REJECT-NOT-IDLE",
+    "S240-CLOSE-SILENT-AFTER-RESPONSE",
+    "S240-CLOSE-CANCELS-HELD",
+    "S240-CANCEL-SCOPE",
+    "S240-CANCEL-NOT-BACKGROUND",
+    "S240-CANCEL-NO-WORK-NO-UPDATE",
+})
+
+for _c in WIRE_ONLY:
+    assert _c.id not in CLAUSES, f"duplicate clause id {_c.id}"
+    CLAUSES[_c.id] = _c
+IMPLIED_LEVEL = IMPLIED_LEVEL | WIRE_ONLY_IMPLIED
+
+for _cid, _why in WIRE_REASONS.items():
+    CLAUSES[_cid] = replace(CLAUSES[_cid], wire=_why)
+
+
+def clause(cid: str) -> Clause:
+    """The clause with id ``cid``; ``KeyError`` naming it and near ids if none.
+
+    Near ids are close spellings (case and underscores ignored), else ids of
+    the same source and topic: ``clause("rfd_insert_respond")`` suggests
+    ``RFD-INSERT-RESPOND`` first.
+
+    >>> clause("NOPE")
+    Traceback (most recent call last):
+    ...
+    KeyError: "no clause 'NOPE'; no similar id"
+    """
+    try:
+        return CLAUSES[cid]
+    except (KeyError, TypeError):
+        pass
+    key = str(cid).strip().upper().replace("_", "-")
+    near = difflib.get_close_matches(key, CLAUSES, n=5, cutoff=0.6)
+    if key in CLAUSES and key not in near:
+        near.insert(0, key)
+    if not near:
+        # Same source and topic, e.g. every "RFD-REPLAY-..." for "RFD-REPLAY-X".
+        prefix = "-".join(key.split("-")[:2]) + "-"
+        near = [i for i in CLAUSES if i.startswith(prefix)][:5]
+    hint = f"; did you mean: {', '.join(near)}" if near else "; no similar id"
+    raise KeyError(f"no clause {cid!r}{hint}") from None
