@@ -63,7 +63,6 @@ from .wire_rules import (
     REPLAYED,
     RULE_SETS,
     RULES,
-    STANDARD_STATES,
     USER,
     V1_STOP_REASONS,
     WORKING,

@@ -64,7 +64,7 @@ from .schema_source import (
     VERSION,
     VERSIONS,
     SchemaError,
-    _cache_problem,
+    _cache_problem,  # noqa: F401 - re-exported (tests/conftest.py)
     cache_path,
     locate,
     pull,
