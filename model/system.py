@@ -3,7 +3,7 @@
 Rule 1: every step of the composed model is a function of (state, Config,
 Rules) defined in this package: the state in ``state.py``, the agent's steps
 in ``agent.py``, the clients' in ``clients.py``, composed here. A step returns the next state and the messages the
-agent emitted in it; nothing else is remembered. Properties (``properties.py``)
+agent emitted in it; nothing else is remembered. Properties (``properties/``)
 and explorers (``sims/``) only read states and steps.
 
 Rule 2: the component lifecycles are not written here: a request's phase, the

@@ -1,7 +1,7 @@
 """Generated documentation: the clause index and the seeded-bug catalogue.
 
 WARNING: docs/clauses.md and docs/bugs.md are written by ``acp-lifecycle docs``
-from ``model/clauses/``, ``model/properties.py`` and ``model/bugs.py``;
+from ``model/clauses/``, ``model/properties/`` and ``model/bugs.py``;
 ``tests/test_docs.py`` fails when the committed files are stale.
 """
 

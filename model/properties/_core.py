@@ -1,0 +1,217 @@
+"""The ``Property`` record, the registry it is added to (``PROPERTIES``, by ``_prop``), when a
+property applies (``_APPLIES``, ``step_tags``) and the small readers of a step the rules share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..clauses import CITATIONS, CLAUSES
+from ..system import IDLE, Step, System
+
+__all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "step_tags"]
+
+KINDS = ("always", "step", "eventually", "sometimes")
+EXPECTATIONS = ("must_hold", "known_limitation", "open_question", "reachable", "should")
+SPECS = ("rfd", "2.4.0")
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    id: str
+    kind: str
+    expect: str
+    summary: str
+    check: Callable
+    witnesses: tuple[str, ...] = ()
+    level: str = "MUST"  # MUST or SHOULD: the strength of the rule
+    #: step/sometimes only: the action names and sent message kinds that can
+    #: make the check true; the explorer skips the check for other steps
+    #: (an optimisation only: ``None`` means every step).
+    on: frozenset | None = None
+    #: whether a configuration can exhibit the situation at all (a sometimes
+    #: about replay needs resumes); where it cannot, the verdict is "not
+    #: applicable" instead of "not reached" or "not confirmed"
+    applies: Callable = lambda cfg: True
+    #: "rfd": a rule of every rule set; "2.4.0": a rule of rfd+2.4.0 only
+    spec: str = "rfd"
+    #: the expectation under rfd+2.4.0 where it differs ("" = the same)
+    expect_240: str = ""
+    #: sometimes only: the situation is a choice a SHOULD of the 2.4.0 text
+    #: discourages, so only a lenient agent makes it under rfd+2.4.0
+    lenient_240: bool = False
+
+    def expectation(self, rules) -> str:
+        """What the property is expected to do under ``rules`` ("" when it is no rule of theirs)."""
+        if self.spec == "2.4.0" and rules.spec != "rfd+2.4.0":
+            return ""
+        if self.lenient_240 and rules.spec == "rfd+2.4.0" and not rules.lenient:
+            return ""
+        exp = self.expect_240 if rules.spec == "rfd+2.4.0" and self.expect_240 else self.expect
+        if rules.lenient and self.level == "SHOULD" and exp == "must_hold":
+            return "should"
+        return exp
+
+    @property
+    def clauses(self) -> tuple[str, ...]:
+        return CITATIONS.get(self.id, ())
+
+    @property
+    def quote(self) -> str:
+        """The first cited clause's sentence, with its source."""
+        if not self.clauses:
+            return ""
+        c = CLAUSES[self.clauses[0]]
+        return f'{c.source}: "{c.text}"'
+
+
+PROPERTIES: list[Property] = []
+
+
+def _prop(
+    kind: str,
+    expect: str = "must_hold",
+    witnesses: tuple[str, ...] = (),
+    level: str = "MUST",
+    on=None,
+    spec: str = "rfd",
+    expect_240: str = "",
+):
+    def register(fn: Callable) -> Callable:
+        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        PROPERTIES.append(
+            Property(fn.__name__, kind, expect, doc, fn, witnesses, level, _on(on),
+                     _APPLIES.get(fn.__name__, _always), spec, expect_240)
+        )
+        return fn
+
+    return register
+
+
+def _always(cfg) -> bool:
+    return True
+
+
+def _lost(c) -> bool:
+    return c.losses > 0 or c.restarts > 0
+
+
+def _resume(c) -> bool:
+    return c.resumes > 0 and _lost(c)
+
+
+def _resumes(c) -> bool:
+    return c.resumes > 0
+
+
+def _works(c) -> int:
+    return c.agent_work + c.clients * c.prompts + c.retries
+
+
+#: Which configurations can exhibit each situation (see Property.applies).
+_APPLIES = {
+    "sometimes_cancel_request_after_insertion": lambda c: c.cancels > 0,
+    "sometimes_reserved_id_rejected": lambda c: c.reserve,
+    "sometimes_cancel_request_after_answer": lambda c: c.cancels > 0,
+    "sometimes_failure_before_response": lambda c: c.failures > 0,
+    "sometimes_identical_prompts_inserted": lambda c: c.clients * c.prompts + c.retries >= 2,
+    "sometimes_insert_after_restart": lambda c: c.restarts > 0 and c.resumes > 0 and (c.imports > 0 or c.prompts > 1),
+    "sometimes_echo_to_two_clients": lambda c: c.clients > 1,
+    "sometimes_failure_ends_work": lambda c: c.failures > 0,
+    "sometimes_error_idle": lambda c: c.failures > 0,
+    "sometimes_unfinished_tool_at_failure": lambda c: c.failures > 0 and c.tool_calls > 0,
+    "sometimes_abort_raises": lambda c: c.failures > 0 and c.cancels > 0,
+    "sometimes_cancel_ends_work": lambda c: c.cancels > 0,
+    "sometimes_idle_ends_work_with_tools": lambda c: c.tool_calls > 0,
+    "sometimes_repeated_idle": _resumes,
+    "sometimes_identical_prompts_two_clients": lambda c: c.clients > 1,
+    "sometimes_chunked_replay_over_held_copy": _resumes,
+    "sometimes_replay": _resumes,
+    "sometimes_chunked_replay": _resumes,
+    "sometimes_resume_without_replay": _resumes,
+    "sometimes_client_resumed": _resumes,
+    "sometimes_command_replayed": lambda c: _resumes(c) and "/c" in c.alphabet,
+    "sometimes_resume_while_connected": _resumes,
+    "sometimes_replay_after_live": _resumes,
+    "sometimes_acknowledged_live_only_not_replayed": lambda c: _resumes(c) and c.live_only,
+    "sometimes_error_idle_without_details": lambda c: c.failures > 0,
+    "sometimes_custom_stop_reason": lambda c: "_custom" in c.stop_reasons,
+    "sometimes_idle_without_stop_reason": lambda c: "" in c.stop_reasons,
+    "sometimes_start_blocked": lambda c: c.permissions > 0,
+    "sometimes_update_after_cancel": lambda c: c.cancels > 0 and c.tool_calls > 0,
+    "sometimes_queued_insert": lambda c: _works(c) >= 2 or c.hook,
+    "sometimes_tool_starts_running": lambda c: c.tool_calls > 0,
+    "sometimes_running_before_insertion": lambda c: c.hook,
+    "sometimes_permission_cancelled": lambda c: c.permissions > 0 and c.cancels > 0,
+    "sometimes_late_answer": lambda c: c.permissions > 0 and c.cancels > 0,
+    "sometimes_permission_to_second_client": lambda c: c.permissions > 0 and c.clients > 1,
+    "sometimes_two_commands": lambda c: "/c" in c.alphabet and c.clients * c.prompts + c.retries >= 2,
+    "sometimes_metadata_update": lambda c: c.meta,
+    "sometimes_failure_work_continues": lambda c: c.failures > 0,
+    "sometimes_cancel_finds_prompt_not_inserted": lambda c: c.cancels > 0,
+    "sometimes_internal_cancellation": _always,
+    "sometimes_response_lost": _lost,
+    "sometimes_retry": lambda c: c.retries > 0 and _lost(c),
+    "sometimes_cancel_reaches_running_work": lambda c: c.cancels > 0,
+    "sometimes_stale_idle": lambda c: _works(c) >= 2 or c.hook,
+    "lost_response_recoverable": _resume,
+    "retry_does_not_duplicate": lambda c: c.retries > 0 and _lost(c),
+    "session_cancel_stops_only_work_it_saw": lambda c: c.cancels > 0 and (_works(c) >= 2 or c.hook),
+    "resumed_client_sees_current_state": _resume,
+}
+
+
+def _on(tags) -> frozenset | None:
+    return None if tags is None else frozenset((tags,) if isinstance(tags, str) else tags)
+
+
+def step_tags(step: Step) -> frozenset:
+    """The action name and the kinds of message a step sent (matched against ``Property.on``)."""
+    return frozenset([step.action[0], *(m[0] for _, m in step.emitted)])
+
+
+def _req_of(s: System, c: int, rid: int):
+    for r in s.agent.reqs:
+        if r.cid == c and r.rid == rid and not r.orphan:
+            return r
+    return None
+
+
+def _states(step: Step):
+    """The state_update messages a step sent, once each (broadcasts collapsed)."""
+    seen = []
+    for _, m in step.emitted:
+        if m[0] == "state" and m not in seen:
+            seen.append(m)
+    return seen
+
+
+def _idles(step: Step):
+    return [m for m in _states(step) if m[1] == IDLE]
+
+
+def _received(cl, mid: int) -> bool:
+    """Has the client received a user message update for ``mid`` (not just its own optimistic copy)?"""
+    return any(key == mid and not opt for key, _, opt in cl.view)
+
+
+def _processed(s: System, c: int, rid: int) -> bool:
+    """Was client c's prompt rid inserted and taken by work that has ended?
+
+    Derived, not recorded: an inserted message waits in ``pending`` until work
+    takes it and stays in the work's inputs until that work ends. (A message
+    whose work a restart dropped counts as processed: a blind spot, see
+    docs/model.md.)
+    """
+    r = _req_of_any(s, c, rid)
+    if r is None or not r.ins:
+        return False
+    w = s.agent.work
+    return r.mid not in s.agent.pending and (w is None or r.mid not in w.inputs)
+
+
+def _req_of_any(s: System, c: int, rid: int):
+    for r in s.agent.reqs:
+        if r.cid == c and r.rid == rid:
+            return r
+    return None
