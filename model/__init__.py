@@ -7,14 +7,6 @@ Everything in ``__all__`` is re-exported from the private-ish modules below;
 from .bugs import BUGS, Bug, get_bug
 from .clauses import CITATIONS, CLAUSES, Clause, clause
 from .config import RFD_RULES, Config, ConfigError, Rules
-from .machines import (
-    MACHINES,
-    ForegroundMachine,
-    PromptRequestMachine,
-    SubmissionMachine,
-    ToolCallMachine,
-    transition_table,
-)
 from .properties import BY_ID, PROPERTIES, Property
 from .system import Step, System, initial_state, successors
 from .wire import agent_message, client_message, step_messages
@@ -48,3 +40,16 @@ __all__ = [
     "successors",
     "transition_table",
 ]
+
+#: loaded on first use: they build python-statemachine classes (and load that
+#: library), which a search does not need
+_MACHINES = ("MACHINES", "ForegroundMachine", "PromptRequestMachine", "SubmissionMachine", "ToolCallMachine",
+             "transition_table")
+
+
+def __getattr__(name: str):
+    if name in _MACHINES:
+        from . import machines
+
+        return getattr(machines, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from .machines import STOP_REASONS
+#: The stop reasons of an idle ``state_update`` (the five of v1 plus ``error``).
+#: Here rather than in ``machines`` (which re-exports it): that module builds
+#: python-statemachine classes, which a search does not need.
+STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
 
 __all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS", "NORMAL_STOP_REASONS"]
 

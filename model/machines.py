@@ -127,8 +127,8 @@ class SubmissionMachine(StateMachine):
 
 MACHINES = (PromptRequestMachine, ForegroundMachine, ToolCallMachine, SubmissionMachine)
 
-#: The stop reasons of an idle ``state_update`` (the five of v1 plus ``error``).
-STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
+#: The stop reasons of an idle ``state_update`` (defined in ``config``).
+from .config import STOP_REASONS  # noqa: E402
 
 
 def transition_table(machine: type[StateMachine]) -> dict[tuple[str, str], str]:

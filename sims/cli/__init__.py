@@ -25,11 +25,23 @@ __all__ = ["main", "UsageError", "subcommands"]
 _MODULES = (check, fuzz, listings, variants, diff, mutate, scenario, generate, trace, record, bridge, schema)
 
 
-def _parser() -> Parser:
-    from acp_lifecycle import __version__
+class _Version(argparse.Action):
+    """``--version``, reading the version only when asked (importlib.metadata is slow to load)."""
 
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=default,
+                         help=help or "show program's version number and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from acp_lifecycle import __version__
+
+        parser._print_message(f"acp-lifecycle {__version__}\n", sys.stdout)
+        parser.exit()
+
+
+def _parser() -> Parser:
     p = Parser(prog="acp-lifecycle", description="Model checker for the ACP v2 prompt lifecycle.")
-    p.add_argument("--version", action="version", version=f"acp-lifecycle {__version__}")
+    p.add_argument("--version", action=_Version)
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for module in _MODULES:
         module.register(sub)

@@ -259,6 +259,8 @@ def _search_line(r: SuiteResult, workers: int, dask) -> str:
         where = f"Dask ({dask})"
     elif used > 1:
         where = f"{used} worker processes"
+    elif workers > 1 and len(r.members) > 1:
+        where = f"the members side by side in {min(workers, len(r.members))} processes"
     elif workers > 1:
         where = "one process (no member was wide enough to split over workers)"
     else:

@@ -9,7 +9,7 @@ from .common import UsageError, add_json, console, input_file, path_argument, re
 
 
 def register(sub) -> None:
-    from acp_lifecycle.model.monitor import DEFAULT_RULES, RULE_SETS
+    from acp_lifecycle.model.wire_rules import DEFAULT_RULES, RULE_SETS  # not monitor: loaded only to check
 
     p = sub.add_parser("trace", help="check JSON-RPC transcripts (JSON Lines) against the rules")
     path_argument(p, "files", kind="in-file", nargs="+", metavar="FILE")

@@ -168,7 +168,7 @@ class Found:
 #: frontier states per block; a level past COMPRESS_AT states keeps its blocks
 #: pickled (equal parts stored once per block: about a quarter of the size)
 BLOCK = 256
-COMPRESS_AT = 1024
+COMPRESS_AT = 4096
 #: candidates checked against the visited fingerprints at once (vectorised)
 CHECK_EVERY = 256
 
@@ -223,26 +223,23 @@ class _Visited:
 class _Frontier:
     """The states of one BFS level with their fingerprints, in blocks.
 
-    A block of a large level is pickled when it fills (the pickle stores each
-    part shared by several states once) and compressed (zlib, fastest): about
-    30 bytes a state where the objects take about 300. ``drain`` gives the states back block by block
-    and lets each go once read."""
+    Once a level passes COMPRESS_AT states its blocks are pickled (equal
+    parts of the block's states made one object first, so that the pickle
+    stores them once) and compressed (zlib, fastest): about 30 bytes a state
+    where the objects take about 300. ``drain`` gives the states back block
+    by block and lets each go once read."""
 
     def __init__(self):
         self.blocks: list = []  # lists of (state, fp), or their pickles
         self.sizes: list[int] = []
         self.blk: list = []
-        self.parts: dict = {}
         self.n = 0
 
     def __len__(self) -> int:
         return self.n
 
-    def share(self, s: System) -> System:
-        return _share(s, self.parts)
-
     def add(self, s: System, f: int) -> None:
-        self.blk.append((_share(s, self.parts), f))
+        self.blk.append((s, f))
         self.n += 1
         if len(self.blk) >= BLOCK:
             self.seal()
@@ -252,13 +249,14 @@ class _Frontier:
             self.blocks.append(self.blk)
             self.sizes.append(len(self.blk))
             self.blk = []
-            self.parts = {}
             if self.n >= COMPRESS_AT:
                 b = self.blocks
                 for i in range(len(b) - 1, -1, -1):
                     if not isinstance(b[i], list):
                         break
-                    b[i] = zlib.compress(pickle.dumps(b[i], pickle.HIGHEST_PROTOCOL), 1)
+                    parts: dict = {}
+                    b[i] = zlib.compress(pickle.dumps([(_share(x, parts), f) for x, f in b[i]],
+                                                      pickle.HIGHEST_PROTOCOL), 1)
 
     def drain(self):
         """Every (state, fp), in order; the frontier is empty afterwards."""
@@ -1040,6 +1038,12 @@ def cyclic_core(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return cyclic_core_csr(n, *_csr(n, src, dst))
 
 
+def _unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique`` without its test for masked arrays (which loads numpy.ma)."""
+    a = np.sort(a)
+    return a[np.concatenate(([True], a[1:] != a[:-1]))] if len(a) else a
+
+
 def cyclic_core_csr(n: int, start: np.ndarray, out: np.ndarray) -> np.ndarray:
     """``cyclic_core`` on a graph as offsets and targets grouped by source.
 
@@ -1056,7 +1060,7 @@ def cyclic_core_csr(n: int, start: np.ndarray, out: np.ndarray) -> np.ndarray:
         for targets in _targets(start, out, layer):
             np.subtract.at(indeg, targets, 1)
             nxt.append(targets[indeg[targets] == 0])
-        layer = np.unique(np.concatenate(nxt)) if nxt else nxt
+        layer = _unique(np.concatenate(nxt)) if nxt else nxt
     return np.nonzero(~removed)[0]
 
 
