@@ -257,10 +257,13 @@ def _search_line(r: SuiteResult, workers: int, dask) -> str:
     used = max(m.workers for m in r.members)
     if dask:
         where = f"Dask ({dask})"
+    elif workers > 1 and len(r.members) > 1:
+        where = f"the small members side by side in {min(workers, len(r.members))} processes"
+        big = [m.config.name for m in r.members if m.workers > 1]
+        if big:
+            where += f", {', '.join(big)} on {used} worker processes"
     elif used > 1:
         where = f"{used} worker processes"
-    elif workers > 1 and len(r.members) > 1:
-        where = f"the members side by side in {min(workers, len(r.members))} processes"
     elif workers > 1:
         where = "one process (no member was wide enough to split over workers)"
     else:

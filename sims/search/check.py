@@ -19,7 +19,7 @@ from acp_lifecycle.model.config import RFD_RULES, Rules
 from acp_lifecycle.model.properties import PROPERTIES
 
 from acp_lifecycle.sims.configs import Suite
-from acp_lifecycle.sims.search.explore import Result, Verdict, explore
+from acp_lifecycle.sims.search.explore import Result, TooLarge, Verdict, explore
 
 __all__ = ["SuiteResult", "check_suite"]
 
@@ -74,18 +74,21 @@ def check_suite(
     ``on_member(i, config)`` may return a progress callback for that member.
     ``symmetry``, ``workers``, ``cluster``: as ``explore`` takes them.
 
-    With several workers and several members, the members run side by side
-    in ``workers`` forked processes, one process each (the suites are many
-    small members and a few large ones: on 2 cores `default` takes about
-    half the time); a lone member uses the workers itself.
+    With several workers and several members, the small members run side by
+    side in ``workers`` forked processes, one process each (the suites are
+    many small members and a few large ones: on 2 cores `default` takes
+    about half the time); a member that passes ``SMALL`` states there is
+    explored afterwards in this process, with the workers for its own search.
     """
-    results: list[Result] = []
-    if workers > 1 and cluster is None and len(suite.members) > 1 and _can_fork():
-        results = _side_by_side(suite, rules, max_states, on_member, symmetry, workers)
-    for i, cfg in enumerate(suite.members if not results else ()):
-        progress = on_member(i, cfg) if on_member else None
-        results.append(explore(cfg, rules, max_states=max_states, progress=progress, symmetry=symmetry,
-                               workers=workers, cluster=cluster))
+    members = suite.members
+    progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
+    results: list[Result | None] = [None] * len(members)
+    if workers > 1 and cluster is None and len(members) > 1 and _can_fork():
+        results = _side_by_side(members, rules, max_states, progress, symmetry, workers)
+    for i, cfg in enumerate(members):
+        if results[i] is None:
+            results[i] = explore(cfg, rules, max_states=max_states, progress=progress[i], symmetry=symmetry,
+                                 workers=workers, cluster=cluster)
     verdicts: dict[str, Verdict] = {}
     found_in: dict[str, str] = {}
     for p in PROPERTIES:
@@ -110,27 +113,40 @@ def _can_fork() -> bool:
     return sys.platform != "win32" and "fork" in mp.get_all_start_methods()
 
 
-def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple:
-    """``explore`` in a worker process, its result picklable (properties by id)."""
-    r = explore(cfg, rules, max_states=max_states, symmetry=symmetry, workers=1)
+#: members are first tried side by side up to this many states
+SMALL = 16_384
+
+
+def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
+    """``explore`` in a worker process, its result picklable (properties by
+    id); None when the member passes ``SMALL`` states (and the limit is higher)."""
+    try:
+        r = explore(cfg, rules, max_states=min(max_states, SMALL), symmetry=symmetry, workers=1)
+    except TooLarge:
+        if max_states <= SMALL:
+            raise
+        return None
     verdicts = {k: (v.status, v.message, v.trace, v.ending, v.applicable, v.expect) for k, v in r.verdicts.items()}
     r.verdicts = {}
     return r, verdicts
 
 
-def _side_by_side(suite: Suite, rules: Rules, max_states: int, on_member, symmetry: bool, workers: int) -> list[Result]:
+def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmetry: bool,
+                  workers: int) -> list[Result | None]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor
 
     from acp_lifecycle.model.properties import BY_ID
 
-    members = suite.members
-    progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
     with ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork")) as pool:
         futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry) for cfg in members]
-        results = []
+        results: list[Result | None] = []
         for fut, report in zip(futures, progress):
-            r, verdicts = fut.result()
+            got = fut.result()
+            if got is None:
+                results.append(None)
+                continue
+            r, verdicts = got
             r.verdicts = {k: Verdict(BY_ID[k], st, msg, trace, ending, applicable, expect)
                           for k, (st, msg, trace, ending, applicable, expect) in verdicts.items()}
             if report:
