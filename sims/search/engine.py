@@ -168,7 +168,7 @@ class Found:
 #: frontier states per block; a level past COMPRESS_AT states keeps its blocks
 #: pickled (equal parts stored once per block: about a quarter of the size)
 BLOCK = 256
-COMPRESS_AT = 4096
+COMPRESS_AT = 1024
 #: candidates checked against the visited fingerprints at once (vectorised)
 CHECK_EVERY = 256
 
