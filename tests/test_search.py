@@ -12,7 +12,7 @@ import pytest
 
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.search import engine
+from acp_lifecycle.sims.search import engine, graph
 from acp_lifecycle.sims.search.explore import explore
 
 
@@ -89,7 +89,7 @@ def test_bottom_cycles_are_found_on_an_integer_graph():
     # 0 -> 1 -> 2 -> 1 (a bottom cycle), 0 -> 3 (terminal), 4 -> 4 (a self-loop)
     src = np.array([0, 1, 2, 0, 4])
     dst = np.array([1, 2, 1, 3, 4])
-    comps = [c.tolist() for c in engine._bottom_cycles(5, src, dst)]
+    comps = [c.tolist() for c in graph._bottom_cycles(5, src, dst)]
     assert comps == [[1, 2], [4]]
 
 

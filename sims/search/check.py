@@ -125,11 +125,11 @@ SMALL = 16_384
 def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
     """``explore`` in a worker process, its result picklable (properties by
     id); None when the member passes ``SMALL`` states (and the limit is higher)."""
-    from . import engine
+    from . import storage
 
     # this process is a fork that holds at most SMALL states: no need to
     # compress the frontier (it saves memory on large searches, costs time)
-    engine.COMPRESS_AT = max(engine.COMPRESS_AT, SMALL)
+    storage.COMPRESS_AT = max(storage.COMPRESS_AT, SMALL)
     try:
         r = explore(cfg, rules, max_states=min(max_states, SMALL), symmetry=symmetry, workers=1)
     except TooLarge:

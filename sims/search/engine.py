@@ -29,15 +29,11 @@ search's. ``dask.py`` runs the same shards on a Dask cluster.
 from __future__ import annotations
 
 import gc
-import hashlib
-import marshal
 import os
 import pickle
 import sys
 import traceback
-import zlib
 from array import array
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -47,6 +43,9 @@ from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.properties import Property
 from acp_lifecycle.model.symmetry import canonicalizer
 from acp_lifecycle.model.system import System, initial_state, successors
+
+from .graph import _bottom_cycles_csr, _positions
+from .storage import CHECK_EVERY, FINGERPRINTS, _Frontier, _mask_typecode, _trim, _Visited, no_gc, portable_fingerprint
 
 __all__ = ["Found", "Outcome", "Shard", "search", "default_workers", "portable_fingerprint", "TooLarge"]
 
@@ -66,44 +65,6 @@ def default_workers() -> int:
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
 
-
-# --- fingerprints ----------------------------------------------------------------
-
-
-def _plain(x):
-    """Nested NamedTuples as plain tuples, frozensets as sorted tuples (what marshal takes)."""
-    return tuple(
-        [
-            _plain(v) if isinstance(v, tuple) else tuple(sorted(v)) if isinstance(v, frozenset) else v
-            for v in x
-        ]
-    )
-
-
-def portable_fingerprint(key) -> int:
-    """A 64-bit fingerprint that is the same in every process and on every machine.
-
-    Python's ``hash`` (the local fingerprint) is seeded per process: forked
-    workers share the seed, the workers of a Dask cluster do not.
-    """
-    d = hashlib.blake2b(marshal.dumps(_plain(key), 2), digest_size=8).digest()
-    return int.from_bytes(d, "little", signed=True)
-
-
-FINGERPRINTS: dict[str, Callable] = {"local": hash, "portable": portable_fingerprint}
-
-
-@contextmanager
-def no_gc():
-    """No garbage collection while exploring: the states hold no cycles, and the
-    collector would walk the whole heap again and again."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 # --- property dispatch -------------------------------------------------------------
@@ -139,20 +100,6 @@ class _Checks:
         return ps
 
 
-def _share(s: System, parts: dict) -> System:
-    """``s`` built from parts equal to ones already stored this level (the
-    frontier is most of the memory; new states share most of their parts)."""
-    a = s.agent
-    a = a._replace(reqs=parts.setdefault(a.reqs, a.reqs), conv=parts.setdefault(a.conv, a.conv))
-    return tuple.__new__(System, (
-        parts.setdefault(a, a),
-        tuple([parts.setdefault(c, c) for c in s.clients]),
-        parts.setdefault(s.up, s.up),
-        parts.setdefault(s.down, s.down),
-        parts.setdefault(s.used, s.used),
-    ))
-
-
 @dataclass
 class Found:
     """A violation (or a sometimes witness) as the search saw it, before its trace is rebuilt."""
@@ -164,141 +111,6 @@ class Found:
     fp: int
     action: tuple | None = None
 
-
-#: frontier states per block; a level past COMPRESS_AT states keeps its blocks
-#: pickled (equal parts stored once per block: about a quarter of the size)
-BLOCK = 256
-COMPRESS_AT = 1024
-#: candidates checked against the visited fingerprints at once (vectorised)
-CHECK_EVERY = 256
-
-
-def _in_sorted(old: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Which ``keys`` are in the sorted array ``old``."""
-    if not len(old) or not len(keys):
-        return np.zeros(len(keys), dtype=bool)
-    i = old.searchsorted(keys)
-    i[i == len(old)] = 0
-    return old[i] == keys
-
-
-def _merge(old: np.ndarray, new: np.ndarray) -> np.ndarray:
-    """The sorted union of the sorted ``old`` and the sorted (disjoint) ``new``."""
-    return np.insert(old, old.searchsorted(new), new)
-
-
-#: a run of visited fingerprints below this length takes the next level in
-#: (merging copies the run: a copy of every visited fingerprint at each level
-#: would double their memory for a moment)
-MERGE_BELOW = 1 << 16
-
-
-class _Visited:
-    """Visited fingerprints: sorted int64 runs, about one per level once levels are large."""
-
-    def __init__(self):
-        self.runs: list[np.ndarray] = []
-        self.n = 0
-
-    def __len__(self) -> int:
-        return self.n
-
-    def add(self, fps: np.ndarray) -> None:
-        if not len(fps):
-            return
-        fps = np.sort(fps)
-        self.n += len(fps)
-        if self.runs and len(self.runs[-1]) < MERGE_BELOW:
-            self.runs[-1] = _merge(self.runs[-1], fps)
-        else:
-            self.runs.append(fps)
-
-    def contains(self, keys: np.ndarray) -> np.ndarray:
-        hit = np.zeros(len(keys), dtype=bool)
-        for run in self.runs:
-            hit |= _in_sorted(run, keys)
-        return hit
-
-
-class _Frontier:
-    """The states of one BFS level with their fingerprints, in blocks.
-
-    Once a level passes COMPRESS_AT states its blocks are pickled (equal
-    parts of the block's states made one object first, so that the pickle
-    stores them once) and compressed (zlib, fastest): about 30 bytes a state
-    where the objects take about 300. ``drain`` gives the states back block
-    by block and lets each go once read."""
-
-    def __init__(self):
-        self.blocks: list = []  # lists of (state, fp), or their pickles
-        self.sizes: list[int] = []
-        self.blk: list = []
-        self.n = 0
-
-    def __len__(self) -> int:
-        return self.n
-
-    def add(self, s: System, f: int) -> None:
-        self.blk.append((s, f))
-        self.n += 1
-        if len(self.blk) >= BLOCK:
-            self.seal()
-
-    def seal(self) -> None:
-        if self.blk:
-            self.blocks.append(self.blk)
-            self.sizes.append(len(self.blk))
-            self.blk = []
-            if self.n >= COMPRESS_AT:
-                b = self.blocks
-                for i in range(len(b) - 1, -1, -1):
-                    if not isinstance(b[i], list):
-                        break
-                    parts: dict = {}
-                    b[i] = zlib.compress(pickle.dumps([(_share(x, parts), f) for x, f in b[i]],
-                                                      pickle.HIGHEST_PROTOCOL), 1)
-
-    def drain(self):
-        """Every (state, fp), in order; the frontier is empty afterwards."""
-        self.seal()
-        blocks = self.blocks
-        blocks.reverse()
-        self.blocks, self.sizes, self.n = [], [], 0
-        while blocks:
-            b = blocks.pop()
-            yield from (b if isinstance(b, list) else pickle.loads(zlib.decompress(b)))
-
-    def extend(self, items) -> None:
-        for s, f in items:
-            self.add(s, f)
-
-
-def _trim() -> None:
-    """Give the memory malloc holds free back to the system (glibc; elsewhere nothing).
-
-    A level frees the previous one's blocks and a merged copy of ``old``:
-    glibc keeps such holes in its heap, and the resident set would grow by
-    them level after level."""
-    if _TRIM is not None:
-        _TRIM(0)
-
-
-def _malloc_trim():
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # pragma: no cover - not glibc
-        return None
-
-
-_TRIM = _malloc_trim()
-
-
-def _mask_typecode(n: int) -> str:
-    return "B" if n <= 8 else "H" if n <= 16 else "I" if n <= 32 else "Q"
 
 
 # --- one shard of the search -----------------------------------------------------------
@@ -958,110 +770,6 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
         actual = 0.0
     return Outcome(n, transitions, depth, terminal_states, verdicts, symmetry, workers, fingerprint,
                    (optimistic, actual))
-
-
-def _positions(edges: np.ndarray, fps: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """``pos[index of each edge's fingerprint in fps]``, written over the edges'
-    own buffer when it is writable (the int32 results fill its first half:
-    each chunk is read before its results land, on bytes already read)."""
-    if not edges.flags.writeable:
-        edges = edges.copy()
-    res = edges.view(np.uint8).view(pos.dtype)[: len(edges)] if pos.itemsize <= 8 else None
-    chunk = 1 << 16
-    for i in range(0, len(edges), chunk):
-        res[i : i + chunk] = pos[np.searchsorted(fps, edges[i : i + chunk])]
-    return res
-
-
-def _csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """An edge list as offsets per source and targets grouped by source."""
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
-    out = dst[np.argsort(src, kind="stable")]
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=start[1:])
-    return start, out
-
-
-def _out_edges(start: np.ndarray, out: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The edges leaving ``nodes``: sources and targets."""
-    lo, hi = start[nodes].astype(np.int64), start[nodes + 1].astype(np.int64)
-    cnt = hi - lo
-    total = int(cnt.sum())
-    idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(total)
-    return np.repeat(nodes, cnt), out[idx]
-
-
-def _targets(start: np.ndarray, out: np.ndarray, nodes: np.ndarray, most: int = 1 << 16):
-    """The targets of the edges leaving ``nodes``, in pieces of about ``most`` edges."""
-    cnt = (start[nodes + 1] - start[nodes]).astype(np.int64)
-    ends = np.cumsum(cnt)
-    a = 0
-    while a < len(nodes):
-        b = max(a + 1, int(np.searchsorted(ends, (ends[a - 1] if a else 0) + most, "right")))
-        yield _out_edges(start, out, nodes[a:b])[1]
-        a = b
-
-
-def _bottom_cycles(n: int, src: np.ndarray, dst: np.ndarray):
-    """The bottom strongly connected components that are not single terminal states."""
-    return _bottom_cycles_csr(n, *_csr(n, src, dst))
-
-
-def _bottom_cycles_csr(n: int, start: np.ndarray, out: np.ndarray):
-    core = cyclic_core_csr(n, start, out)
-    if not len(core):
-        return []
-    import networkx as nx
-
-    src, dst = _out_edges(start, out, core)  # the core is closed under successors
-    g = nx.DiGraph()
-    g.add_nodes_from(core.tolist())
-    g.add_edges_from(zip(src.tolist(), dst.tolist()))
-    comps = []
-    for comp in nx.attracting_components(g):
-        if len(comp) == 1:
-            (v,) = comp
-            if not g.has_edge(v, v):
-                continue  # a terminal state
-        comps.append(np.array(sorted(comp), dtype=np.int64))
-    comps.sort(key=lambda c: int(c[0]))
-    return comps
-
-
-def cyclic_core(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """The states Kahn's algorithm cannot remove: those on or after a cycle (sorted ids).
-
-    The set is closed under successors, so the bottom SCCs of the whole graph
-    that are not terminal states are exactly its attracting components.
-    """
-    return cyclic_core_csr(n, *_csr(n, src, dst))
-
-
-def _unique(a: np.ndarray) -> np.ndarray:
-    """``np.unique`` without its test for masked arrays (which loads numpy.ma)."""
-    a = np.sort(a)
-    return a[np.concatenate(([True], a[1:] != a[:-1]))] if len(a) else a
-
-
-def cyclic_core_csr(n: int, start: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``cyclic_core`` on a graph as offsets and targets grouped by source.
-
-    Vectorised: one numpy pass per layer of the acyclic part.
-    """
-    indeg = np.zeros(n, dtype=np.int32)
-    for i in range(0, len(out), 1 << 18):  # np.bincount would copy out as int64
-        np.add.at(indeg, out[i : i + (1 << 18)], 1)
-    layer = np.nonzero(indeg == 0)[0]
-    removed = np.zeros(n, dtype=bool)
-    while len(layer):
-        removed[layer] = True
-        nxt = []
-        for targets in _targets(start, out, layer):
-            np.subtract.at(indeg, targets, 1)
-            nxt.append(targets[indeg[targets] == 0])
-        layer = _unique(np.concatenate(nxt)) if nxt else nxt
-    return np.nonzero(~removed)[0]
 
 
 class _Replay:

@@ -29,7 +29,8 @@ from acp_lifecycle.model.config import Config, Rules, RFD_RULES
 from acp_lifecycle.model.properties import PROPERTIES, Property
 from acp_lifecycle.model.system import Step, System
 
-from .engine import TooLarge, cyclic_core, search
+from .engine import TooLarge, search
+from .graph import cyclic_core
 
 __all__ = ["Verdict", "Result", "explore", "TooLarge"]
 
