@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .clauses import CLAUSES
+from .config import STOP_REASONS
 
 __all__ = [
     "DEFAULT_RULES",
@@ -37,8 +38,8 @@ __all__ = [
 RULE_SETS = ("rfd", "rfd+2.4.0")
 DEFAULT_RULES = "rfd+2.4.0"
 
-V1_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled")
-KNOWN_STOP_REASONS = V1_STOP_REASONS + ("error",)
+KNOWN_STOP_REASONS = STOP_REASONS
+V1_STOP_REASONS = tuple(r for r in STOP_REASONS if r != "error")
 WORKING = ("running", "requires_action")
 STANDARD_STATES = WORKING + ("idle",)
 FINAL_TOOL = ("completed", "failed", "cancelled")

@@ -3,6 +3,7 @@ leave open, one function each, registered in ``PROPERTIES`` in this order."""
 
 from __future__ import annotations
 
+from ..config import STOP_REASONS
 from ..system import IDLE, Step, System
 from ._core import _idles, _req_of_any, _processed, _prop, _received, _req_of, _states
 
@@ -322,7 +323,7 @@ def error_idle_carries_details(pre: System, step: Step):
     return None
 
 
-_KNOWN_STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error", "")
+_KNOWN_STOP_REASONS = STOP_REASONS + ("",)
 
 
 @_prop("step", witnesses=("sometimes_work_ends",), on="state", spec="2.4.0")

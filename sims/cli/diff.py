@@ -17,7 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from acp_lifecycle.model.config import Config
 from acp_lifecycle.model.wire import summary
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
+from acp_lifecycle.sims.render import trace_data, trace_lines
 
 from .common import (
     UsageError,

@@ -40,8 +40,8 @@ def _where(args, default: str) -> tuple[Path, bool]:
     own = root / default if root else None
     if args.out is None:
         if own is None:
-            raise UsageError(f"not in the acp-lifecycle checkout (no pyproject.toml of acp-lifecycle here): "
-                             f"run from it, or pass --out DIR")
+            raise UsageError("not in the acp-lifecycle checkout (no pyproject.toml of acp-lifecycle here): "
+                             "run from it, or pass --out DIR")
         return own, True
     out = Path(args.out)
     return out, own is not None and out.resolve() == own.resolve()

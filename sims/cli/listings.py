@@ -7,7 +7,7 @@ import json
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.sims.configs import SUITES
 
-from .common import Column, add_json, console, print_json, print_table
+from .common import Column, console, print_table
 
 
 def register(sub) -> None:

@@ -51,7 +51,7 @@ __all__ = [
     "run_mutant",
     "run_all",
     "Report",
-    "sent",
+    "with_agent",
     "with_sent",
     "broadcast",
     "post",
@@ -164,9 +164,9 @@ def wrap(short: str, name: str, make: Callable) -> tuple:
 # ---------------------------------------------------------------------------
 
 
-def sent(pre: System, step: Step) -> list[tuple[int, tuple]]:
-    """What the agent sent in the step, ``[(client, message), ...]``."""
-    return list(step.emitted)
+def with_agent(step: Step, agent) -> Step:
+    """The step, ending with ``agent`` as the agent's state (everything else as it was)."""
+    return step._replace(state=step.state._replace(agent=agent))
 
 
 def with_sent(pre: System, step: Step, change: Callable[[int, tuple], list[tuple]]) -> Step:

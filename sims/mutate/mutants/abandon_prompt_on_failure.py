@@ -1,7 +1,7 @@
 """A failure before the response abandons the inserted prompt: it is never answered."""
 
 from acp_lifecycle.model.machines import REQUEST
-from acp_lifecycle.sims.mutate.core import Mutant, post
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent
 
 
 def _fix(pre, step):
@@ -12,7 +12,7 @@ def _fix(pre, step):
             r._replace(phase=REQUEST[(r.phase, "drop")]) if r.phase == "inserted" and not r.answers and r.mid in w.inputs else r
             for r in a.reqs
         )
-        step = step._replace(state=step.state._replace(agent=a._replace(reqs=reqs)))
+        step = with_agent(step, a._replace(reqs=reqs))
     return step
 
 

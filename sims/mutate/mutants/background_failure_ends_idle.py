@@ -1,13 +1,13 @@
 """A background failure while idle is reported as an idle with stopReason error."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, broadcast, post
+from acp_lifecycle.sims.mutate.core import Mutant, broadcast, post, with_agent
 
 
 def _fix(pre, step):
     if step.action[0] == "AgentFailInBackground":
         step = broadcast(step, ("state", "idle", "error", -32000))
         a = step.state.agent
-        step = step._replace(state=step.state._replace(agent=a._replace(stop="error")))
+        step = with_agent(step, a._replace(stop="error"))
     return step
 
 

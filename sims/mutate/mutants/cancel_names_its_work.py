@@ -1,6 +1,6 @@
 """A session/cancel stops only the work its sender saw (as if it named the work)."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, post
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent
 
 
 def _fix(pre, step):
@@ -9,7 +9,7 @@ def _fix(pre, step):
         serial = pre.up[step.action[1]][0][1]
         if w is not None and not w.cancelling and w.serial != serial:
             # the cancel names other work: the current work goes on
-            step = step._replace(state=step.state._replace(agent=step.state.agent._replace(work=w)))
+            step = with_agent(step, step.state.agent._replace(work=w))
     return step
 
 

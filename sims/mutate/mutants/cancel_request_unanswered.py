@@ -2,7 +2,7 @@
 
 from acp_lifecycle.model.machines import REQUEST
 from acp_lifecycle.model.state import NOT_INSERTED
-from acp_lifecycle.sims.mutate.core import Mutant, post, with_sent
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent, with_sent
 
 
 def _fix(pre, step):
@@ -17,7 +17,7 @@ def _fix(pre, step):
             for i, r in enumerate(a.reqs[: len(pre.agent.reqs)])
         ) + a.reqs[len(pre.agent.reqs):]
         step = with_sent(pre, step, lambda cc, m: [] if m[0] == "err" else [m])
-        step = step._replace(state=step.state._replace(agent=a._replace(reqs=reqs)))
+        step = with_agent(step, a._replace(reqs=reqs))
     return step
 
 

@@ -1,8 +1,9 @@
 """An idle with a stop reason the client does not know is ignored."""
 
+from acp_lifecycle.model.config import STOP_REASONS
 from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
-KNOWN = ("", "end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
+KNOWN = STOP_REASONS + ("",)
 
 
 def _make(original):

@@ -1,6 +1,6 @@
 """A failure clears the pending echoes of the work's messages."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, post
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent
 
 
 def _fix(pre, step):
@@ -8,7 +8,7 @@ def _fix(pre, step):
         inputs = pre.agent.work.inputs
         a = step.state.agent
         conv = tuple(m._replace(owed=0) if m.mid in inputs else m for m in a.conv)
-        step = step._replace(state=step.state._replace(agent=a._replace(conv=conv)))
+        step = with_agent(step, a._replace(conv=conv))
     return step
 
 

@@ -1,7 +1,7 @@
 """A permission answer that arrives after session/cancel resumes the work."""
 
 from acp_lifecycle.model.machines import FOREGROUND
-from acp_lifecycle.sims.mutate.core import Mutant, broadcast, post
+from acp_lifecycle.sims.mutate.core import Mutant, broadcast, post, with_agent
 
 
 def _fix(pre, step):
@@ -10,7 +10,7 @@ def _fix(pre, step):
         if a.work is not None and a.work.cancelling and a.fg == "requires_action":
             step = broadcast(step, ("state", "running", "", 0))
             a = a._replace(fg=FOREGROUND[(a.fg, "unblock")])
-            step = step._replace(state=step.state._replace(agent=a))
+            step = with_agent(step, a)
     return step
 
 

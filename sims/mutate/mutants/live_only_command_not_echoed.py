@@ -1,6 +1,6 @@
 """A command handled live-only is never reported as a user message."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, wrap
+from acp_lifecycle.sims.mutate.core import Mutant, with_agent, wrap
 
 
 def _make(original):
@@ -10,7 +10,7 @@ def _make(original):
         m = a.conv[-1]
         if m.kind == "command" and not retained:
             a = a._replace(conv=a.conv[:-1] + (m._replace(owed=0),))
-            step = step._replace(state=step.state._replace(agent=a))
+            step = with_agent(step, a)
         return step
 
     return _insert

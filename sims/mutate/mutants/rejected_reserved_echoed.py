@@ -1,7 +1,7 @@
 """A prompt rejected after its ID was reserved stays in the conversation and is echoed."""
 
 from acp_lifecycle.model.state import Msg
-from acp_lifecycle.sims.mutate.core import Mutant, post
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent
 
 
 def _fix(pre, step):
@@ -12,7 +12,7 @@ def _fix(pre, step):
             a = step.state.agent
             # the reserved slot was already in the history: it is not taken out
             m = Msg(r.mid, r.content, True, idx, "prompt", a.attached, 0, 0)
-            step = step._replace(state=step.state._replace(agent=a._replace(conv=a.conv + (m,))))
+            step = with_agent(step, a._replace(conv=a.conv + (m,)))
     return step
 
 

@@ -1,6 +1,6 @@
 """A $/cancel_request for an answered prompt is answered again."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, post
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent
 
 
 def _fix(pre, step):
@@ -13,7 +13,7 @@ def _fix(pre, step):
 
                 step = broadcast(step, ("ok", rid, r.mid), 1 << c)
                 reqs = tuple(x._replace(answers=x.answers + (("ok", r.mid),)) if x is r else x for x in step.state.agent.reqs)
-                step = step._replace(state=step.state._replace(agent=step.state.agent._replace(reqs=reqs)))
+                step = with_agent(step, step.state.agent._replace(reqs=reqs))
     return step
 
 

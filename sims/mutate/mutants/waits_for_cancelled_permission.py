@@ -1,6 +1,6 @@
 """After session/cancel the work keeps waiting for its permission answer."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, post, wrap
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent, wrap
 
 
 def _cancel(pre, step):
@@ -9,7 +9,7 @@ def _cancel(pre, step):
         w = step.state.agent.work
         if w0 is not None and w0.perm and w is not None:
             a = step.state.agent._replace(work=w._replace(perm=w0.perm))
-            step = step._replace(state=step.state._replace(agent=a))
+            step = with_agent(step, a)
     return step
 
 

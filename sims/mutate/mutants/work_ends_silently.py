@@ -1,13 +1,13 @@
 """Work that ends normally sends no idle: the agent just stops."""
 
-from acp_lifecycle.sims.mutate.core import Mutant, post, with_sent
+from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent, with_sent
 
 
 def _fix(pre, step):
     if step.action[0] == "AgentEndWork" and step.action[1] != "cancelled":
         step = with_sent(pre, step, lambda c, m: [] if m[0] == "state" else [m])
         a = step.state.agent
-        step = step._replace(state=step.state._replace(agent=a._replace(fg=pre.agent.fg)))
+        step = with_agent(step, a._replace(fg=pre.agent.fg))
     return step
 
 
