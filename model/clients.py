@@ -138,6 +138,7 @@ def _drop_client(s: System, c: int) -> tuple:
 def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     used = s.used
     a = s.agent
+    room = not cfg.total_prompts or sum(cl.submitted for cl in s.clients) < cfg.total_prompts
     for c, cl in enumerate(s.clients):
         if cl.resuming:
             continue
@@ -156,7 +157,7 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 out.append(Step(("ClientResume", c, "replay" if replay else "no-replay"), nxt, ()))
         if not cl.connected:
             continue
-        if cl.submitted < cfg.prompts:
+        if cl.submitted < cfg.prompts and room:
             for content in cfg.alphabet:
                 out.append(_submit(s, c, cl, content, 0, cl.submitted + 1, used))
         if used.retries < cfg.retries:

@@ -32,6 +32,7 @@ class ConfigError(ValueError):
 LIMITS: dict[str, tuple[int, int]] = {
     "clients": (1, 3),
     "prompts": (0, 3),
+    "total_prompts": (0, 9),
     "tool_calls": (0, 2),
     "permissions": (0, 2),
     "failures": (0, 3),
@@ -65,6 +66,10 @@ class Config:
     clients: int = 1
     #: prompts each client may submit (retries not counted)
     prompts: int = 1
+    #: prompts all clients together may submit (0: no cap beyond clients x
+    #: prompts). Three clients with two prompts each, at most four in all,
+    #: has every pair of a client's two prompts beside another client's
+    total_prompts: int = 0
     #: prompt contents each submission chooses from (a tuple of ALPHABET symbols)
     alphabet: tuple[str, ...] = ("a",)
     #: tool calls over the whole run
@@ -134,6 +139,12 @@ class Config:
                 "failures and cancels)"
             )
         return self
+
+    @property
+    def submissions(self) -> int:
+        """How many prompts the clients may submit in all (retries not counted)."""
+        most = self.clients * self.prompts
+        return min(most, self.total_prompts) if self.total_prompts else most
 
     def with_(self, **changes) -> "Config":
         """A copy with some bounds changed, validated."""

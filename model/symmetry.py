@@ -66,7 +66,7 @@ def canonicalizer(rules: Rules, cfg: Config | None = None) -> Callable[[System],
     the work."""
     rename = ids_opaque(rules)
     if cfg is not None:
-        ids = cfg.clients * cfg.prompts + cfg.retries + cfg.imports
+        ids = cfg.submissions + cfg.retries + cfg.imports
         if cfg.clients == 1 and (ids <= 1 or not rename):
             return None
 

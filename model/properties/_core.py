@@ -105,7 +105,7 @@ def _resumes(c) -> bool:
 
 
 def _works(c) -> int:
-    return c.agent_work + c.clients * c.prompts + c.retries
+    return c.agent_work + c.submissions + c.retries
 
 
 #: Which configurations can exhibit each situation (see Property.applies).
@@ -114,7 +114,7 @@ _APPLIES = {
     "sometimes_reserved_id_rejected": lambda c: c.reserve,
     "sometimes_cancel_request_after_answer": lambda c: c.cancels > 0,
     "sometimes_failure_before_response": lambda c: c.failures > 0,
-    "sometimes_identical_prompts_inserted": lambda c: c.clients * c.prompts + c.retries >= 2,
+    "sometimes_identical_prompts_inserted": lambda c: c.submissions + c.retries >= 2,
     "sometimes_insert_after_restart": lambda c: c.restarts > 0 and c.resumes > 0 and (c.imports > 0 or c.prompts > 1),
     "sometimes_echo_to_two_clients": lambda c: c.clients > 1,
     "sometimes_failure_ends_work": lambda c: c.failures > 0,
@@ -145,7 +145,7 @@ _APPLIES = {
     "sometimes_permission_cancelled": lambda c: c.permissions > 0 and c.cancels > 0,
     "sometimes_late_answer": lambda c: c.permissions > 0 and c.cancels > 0,
     "sometimes_permission_to_second_client": lambda c: c.permissions > 0 and c.clients > 1,
-    "sometimes_two_commands": lambda c: "/c" in c.alphabet and c.clients * c.prompts + c.retries >= 2,
+    "sometimes_two_commands": lambda c: "/c" in c.alphabet and c.submissions + c.retries >= 2,
     "sometimes_metadata_update": lambda c: c.meta,
     "sometimes_failure_work_continues": lambda c: c.failures > 0,
     "sometimes_cancel_finds_prompt_not_inserted": lambda c: c.cancels > 0,

@@ -39,7 +39,8 @@ def register(sub) -> None:
                    help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
     p.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
     add_json(p, "print the result as JSON (traces included unless --no-traces)")
-    p.add_argument("--max-states", type=positive_int, default=3_000_000, help="stop with an error past this many states per member")
+    p.add_argument("--max-states", type=positive_int, default=None,
+                   help="stop with an error past this many states per member (default: 3,000,000; 10,000,000 for huge)")
     p.add_argument("--no-traces", action="store_true", help="do not print counterexamples and witnesses")
     path_argument(p, "--diagrams", kind="out-dir", help="write a sequence chart (Mermaid and PNG) of each counterexample into DIR")
     path_argument(p, "--export-traces", kind="out-dir", help="write each counterexample as a JSON Lines transcript into DIR")

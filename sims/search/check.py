@@ -67,7 +67,7 @@ def check_suite(
     suite: Suite,
     rules: Rules = RFD_RULES,
     *,
-    max_states: int = 3_000_000,
+    max_states: int | None = None,
     on_member: Callable[[int, object], Callable | None] | None = None,
     symmetry: bool = True,
     workers: int = 1,
@@ -75,6 +75,7 @@ def check_suite(
 ) -> SuiteResult:
     """Explore every member of ``suite`` and combine the verdicts.
 
+    ``max_states``: the limit per member (None: the suite's, ``Suite.max_states``).
     ``on_member(i, config)`` may return a progress callback for that member.
     ``symmetry``, ``workers``, ``cluster``: as ``explore`` takes them.
 
@@ -85,6 +86,7 @@ def check_suite(
     explored afterwards in this process, with the workers for its own search.
     """
     members = suite.members
+    max_states = suite.max_states if max_states is None else max_states
     start = time.perf_counter()
     progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
     results: list[Result | None] = [None] * len(members)
