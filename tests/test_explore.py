@@ -243,3 +243,25 @@ def test_the_response_does_not_wait_for_processing():
     late = explore(get_suite("tiny").members[0], RFD_RULES.with_(respond_late=True))
     v = late.verdicts["answered_before_its_work_ends"]
     assert v.status == "violated" and [s.action[0] for _, s in v.trace][-1] == "AgentEndWork"
+
+
+def test_total_prompts_caps_the_clients_together_and_lets_any_one_take_two():
+    """``Config.total_prompts``: two clients with two prompts each, at most two in all. No run
+    submits a third, and both pairings happen: one client's two prompts, and one from each."""
+    from acp_lifecycle.model.config import ConfigError
+
+    cfg = Config(name="cap", clients=2, prompts=2, total_prompts=2, reserve=False, live_only=False,
+                 chunks=False, hook=False, down_latency=False).validate()
+    seen, todo, pairings = set(), [initial_state(cfg)], set()
+    while todo:
+        s = todo.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        submitted = tuple(sorted(cl.submitted for cl in s.clients))
+        assert sum(submitted) <= 2
+        pairings.add(submitted)
+        todo.extend(step.state for step in successors(s, cfg, RFD_RULES))
+    assert {(0, 2), (1, 1)} <= pairings
+    with pytest.raises(ConfigError, match="total_prompts"):
+        cfg.with_(total_prompts=10)
