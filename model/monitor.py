@@ -54,7 +54,6 @@ violation. A SHOULD is always a warning.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from .wire_rules import (
     DEFAULT_RULES,
@@ -68,6 +67,23 @@ from .wire_rules import (
     WORKING,
     Finding,
     Rule,
+)
+from .wire_state import (
+    RawFloat,
+    _a,
+    _announced,
+    _Conn,
+    _final,
+    _items,
+    _obj,
+    _permission_tool,
+    _Request,
+    _Resume,
+    _Session,
+    _show,
+    _sid,
+    _View,
+    id_key,
 )
 
 __all__ = [
@@ -83,146 +99,6 @@ __all__ = [
     "check",
     "id_key",
 ]
-
-
-# ---------------------------------------------------------------------------
-# Ids, exactly as sent
-
-
-class RawFloat(float):
-    """A JSON number with a fraction or exponent, keeping its literal (``1.0`` is not ``1``).
-
-    Use as ``json.loads(text, parse_float=RawFloat)``.
-    """
-
-    __slots__ = ("literal",)
-
-    def __new__(cls, literal: str):
-        obj = super().__new__(cls, literal)
-        obj.literal = literal
-        return obj
-
-
-def id_key(rid) -> str:
-    """A request id as compared on the wire: its JSON text.
-
-    >>> id_key(1), id_key("1"), id_key(RawFloat("1.0")), id_key(2**64 + 1)
-    ('1', '"1"', '1.0', '18446744073709551617')
-    """
-    if isinstance(rid, RawFloat):
-        return rid.literal
-    if isinstance(rid, bool) or rid is None or isinstance(rid, (int, str)):
-        return json.dumps(rid)
-    try:
-        return json.dumps(rid, sort_keys=True)
-    except (TypeError, ValueError):
-        return repr(rid)
-
-
-def _a(word) -> str:
-    """``word`` with its indefinite article: "an agent_message_chunk", "a tool_call"."""
-    return f"{'an' if str(word)[:1] in 'aeiou' else 'a'} {word}"
-
-
-def _show(rid) -> str:
-    text = id_key(rid)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-# ---------------------------------------------------------------------------
-# State
-
-
-@dataclass
-class _Request:
-    sender: str
-    method: str
-    line: int
-    params: dict
-    session: object = None
-    #: line of the sender's $/cancel_request for it
-    cancel_request: int = 0
-    #: line of a session/cancel or session/close that found it pending (prompts, permissions)
-    cut_by: int = 0
-    cut_by_close: int = 0
-
-
-@dataclass
-class _Resume:
-    line: int
-    replay: bool
-    cursor_ok: bool
-    cleared: set = field(default_factory=set)
-    snapshot: int = 0  # line of the last state_update in the window
-    snapshot_state: object = None
-    created_view: bool = False
-    #: the connection has had the session open since its session/new: every user message
-    #: inserted since was echoed to it live, so a replayed messageId must be one it knows
-    watch: bool = False
-
-
-@dataclass
-class _View:
-    """One session as one connection was told about it."""
-
-    opened: int = 0
-    how: str = "seen"  # "new", "resume", "seen" (the log does not show how)
-    provisional: int = 0  # an update before the session/new response that may create it
-    state: object = None  # None: not known
-    stop: object = None
-    working_tools: dict = field(default_factory=dict)
-    ended_tools: set = field(default_factory=set)
-    tool_status: dict = field(default_factory=dict)
-    tool_cancel: dict = field(default_factory=dict)
-    terminals: dict = field(default_factory=dict)  # terminalId -> exited
-    background: object = None  # frozenset of item keys of the last list, None if not reported
-    acked: dict = field(default_factory=dict)  # messageId -> line of the success response
-    echoed: set = field(default_factory=set)
-    cancel: int = 0  # line of a session/cancel or close that found this view working
-    cancel_perms: dict = field(default_factory=dict)  # agent request key -> line
-    close_needs_idle: int = 0
-    closed_at: int = 0
-    flagged: set = field(default_factory=set)
-    resume: _Resume | None = None
-    expect: tuple | None = None  # (line, state, conn) of another connection's resume snapshot
-    tool_cancels: dict = field(default_factory=dict)  # toolCallId -> line of the accepted tool_call/cancel
-    idle_line: int = 0  # line of the last idle state_update
-    custom_work: int = 0  # line of a custom state reported right after idle (no standard state since)
-    replayed_unknown: dict = field(default_factory=dict)  # messageId -> line: replayed, not known live yet
-    reqaction_flagged: bool = False
-
-
-@dataclass
-class _Conn:
-    label: str
-    started: bool = False
-    closed: bool = False
-    pending: dict = field(default_factory=dict)  # (sender, key) -> _Request
-    answered: dict = field(default_factory=dict)  # (sender, key) -> line of the response
-    views: dict = field(default_factory=dict)  # sessionId key -> _View
-    new_pending: int = 0
-    #: the client's initialize carries an extension (a `_` key): it may have advertised custom states
-    extensions: bool = False
-
-
-@dataclass
-class _Session:
-    created: bool = False
-    ran: bool = False
-    background_since: int = 0
-    message_ids: dict = field(default_factory=dict)  # messageId -> line of the success response
-    not_approved: dict = field(default_factory=dict)  # toolCallId -> line that made it not approved
-    last_cancel: int = 0  # line of the last session/cancel, session/close or $/cancel_request of a prompt
-    live_user_ids: set = field(default_factory=set)  # user messageIds reported live (outside a replay)
-
-
-def _sid(value):
-    """A session id as a dict key (any JSON value)."""
-    return value if isinstance(value, str) else id_key(value)
-
-
-def _obj(value) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 # ---------------------------------------------------------------------------
@@ -828,49 +704,6 @@ class Monitor:
             for tid, line in view.tool_cancels.items():
                 self._add(line, "tool_cancel_confirmed",
                           f"tool_call/cancel of {_show(tid)} was accepted and never confirmed by a final tool_call_update")
-
-
-def _permission_tool(params: dict):
-    subject = _obj(params.get("subject"))
-    if subject.get("type") == "tool_call":
-        tid = _obj(subject.get("toolCall")).get("toolCallId")
-        return tid if isinstance(tid, str) else None
-    if subject.get("type") == "command":
-        tid = subject.get("toolCallId")
-        return tid if isinstance(tid, str) else None
-    return None
-
-
-def _items(listed):
-    """The keys of a well-formed background list, or None (omitted, null or malformed: not reported)."""
-    if not isinstance(listed, list):
-        return None
-    out = set()
-    for item in listed:
-        if not isinstance(item, dict):
-            return None
-        kind = item.get("type")
-        if kind == "tool_call" and isinstance(item.get("toolCallId"), str):
-            out.add(("tool_call", item["toolCallId"]))
-        elif kind == "terminal" and isinstance(item.get("terminalId"), str):
-            out.add(("terminal", item["terminalId"]))
-        elif isinstance(kind, str):
-            continue  # a custom or future item: nothing to check
-        else:
-            return None
-    return frozenset(out)
-
-
-def _announced(view: _View, item) -> bool:
-    kind, ident = item
-    return ident in (view.tool_status if kind == "tool_call" else view.terminals)
-
-
-def _final(view: _View, item) -> bool:
-    kind, ident = item
-    if kind == "tool_call":
-        return view.tool_status.get(ident) in FINAL_TOOL
-    return bool(view.terminals.get(ident))
 
 
 def check(entries, rules: str = DEFAULT_RULES, partial: bool = False, validator=None) -> list[Finding]:
