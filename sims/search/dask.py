@@ -1,6 +1,6 @@
 """The partitioned search on a Dask cluster (``check --dask [SCHEDULER]``).
 
-Each shard of ``engine.py`` becomes a Dask actor, one per worker process of
+Each shard (``shard.py``) of ``engine.py`` becomes a Dask actor, one per worker process of
 the cluster; this process runs the first levels, hands each actor its part
 (pickled once), and then coordinates the levels exactly as it does for local
 processes: actors exchange only fingerprints (through this process), states

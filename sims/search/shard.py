@@ -1,0 +1,344 @@
+"""One shard of the breadth-first search: the frontier states it holds, the fingerprints it owns.
+
+``engine.py`` runs one shard in this process, or one per worker process
+(forked, or Dask actors: ``dask.py``), and exchanges fingerprints between them
+level by level. A shard expands its part of a level, checks the properties on
+every state and step (``_Checks``: only those whose ``on`` tags a step could
+make true), keeps a record (fingerprint, parent, depth, open obligations,
+successors) of every state it owns, and reports what it found (``Found``) for
+the coordinator to rebuild as a real run.
+"""
+
+from __future__ import annotations
+
+import pickle
+from array import array
+from dataclasses import dataclass
+
+import numpy as np
+
+from acp_lifecycle.model.config import Config, Rules
+from acp_lifecycle.model.properties import Property
+from acp_lifecycle.model.symmetry import canonicalizer
+from acp_lifecycle.model.system import System, initial_state, successors
+
+from .storage import CHECK_EVERY, FINGERPRINTS, _Frontier, _mask_typecode, _trim, _Visited
+
+__all__ = ["Found", "RECORDS", "Shard"]
+
+
+# --- property dispatch -------------------------------------------------------------
+
+
+class _Checks:
+    """Which properties to check on a state or a step, with the per-action lists cached."""
+
+    def __init__(self, props: list[Property]):
+        self.always = [p for p in props if p.kind == "always"]
+        self.eventually = [p for p in props if p.kind == "eventually"]
+        self.stepwise = [p for p in props if p.kind in ("step", "sometimes")]
+        self.settled: set[str] = set()
+        self._by_key: dict = {}
+
+    def settle(self, pids) -> None:
+        new = set(pids) - self.settled
+        if new:
+            self.settled |= new
+            self.always = [p for p in self.always if p.id not in self.settled]
+            self._by_key.clear()
+
+    def for_step(self, step) -> tuple:
+        em = step.emitted
+        key = step.action[0] if not em else (step.action[0], *[m[0] for _, m in em])
+        ps = self._by_key.get(key)
+        if ps is None:
+            tags = {step.action[0], *(m[0] for _, m in em)}
+            ps = tuple(
+                p for p in self.stepwise if p.id not in self.settled and (p.on is None or not p.on.isdisjoint(tags))
+            )
+            self._by_key[key] = ps
+        return ps
+
+
+@dataclass
+class Found:
+    """A violation (or a sometimes witness) as the search saw it, before its trace is rebuilt."""
+
+    pid: str
+    #: the trace's length: the depth of the state, or of the step's target
+    length: int
+    #: the state (always) or the step's source (step, sometimes)
+    fp: int
+    action: tuple | None = None
+
+
+
+# --- one shard of the search -----------------------------------------------------------
+
+
+class Shard:
+    """One partition of the search: the frontier states it holds, the fingerprints it owns.
+
+    The visited fingerprints of the levels so far (every shard's: 8 bytes
+    each) are one sorted numpy array, ``old``; candidates are checked against
+    it in batches, and the fingerprints of the level being built are a set
+    until it ends."""
+
+    def __init__(self, cfg: Config, rules: Rules, props: list[Property], *, symmetry: bool,
+                 fingerprint: str = "local", graph: bool | None = None):
+        self.cfg, self.rules = cfg, rules
+        self.checks = _Checks(props)
+        self.symmetry = symmetry
+        self.canon = canonicalizer(rules, cfg) if symmetry else None
+        self.fpname = fingerprint
+        self.graph = bool(self.checks.eventually) if graph is None else graph
+        self.index, self.count = 0, 1
+        self.old = _Visited()
+        self._new: set[int] = set()
+        # own records: every fingerprint this shard owns, its parent's, its depth
+        self.own_fp, self.own_parent, self.own_depth = array("q"), array("q"), array("H")
+        # expansion records: every state this shard expanded, its open
+        # obligations, how many distinct successors and which
+        self.exp_fp, self.exp_deg, self.edges = array("q"), array("I"), array("q")
+        self.exp_mask = array(_mask_typecode(len(self.checks.eventually)))
+        self.frontier = _Frontier()
+        self.depth = 0
+        self.transitions = 0
+        self.found: dict[str, Found] = {}
+        # candidates owned by other shards, until they decide: the states
+        # (blocks, as the frontier) and their fingerprints
+        self._cands = _Frontier()
+        self._cand_fps: set[int] = set()
+        self._next = _Frontier()
+
+    def fingerprint(self, s: System) -> int:
+        return FINGERPRINTS[self.fpname](self.canon(s) if self.canon else s)
+
+    # Pickled for a Dask worker: properties by id (their functions are the
+    # model's), the canonicaliser made again.
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["checks"] = ([p.id for p in self.checks.always + self.checks.eventually + self.checks.stepwise],
+                           sorted(self.checks.settled))
+        state["canon"] = None
+        return state
+
+    def __setstate__(self, state):
+        from acp_lifecycle.model.properties import BY_ID
+
+        ids, settled = state["checks"]
+        self.__dict__.update(state)
+        self.checks = _Checks([BY_ID[i] for i in ids])
+        self.checks.settle(settled)
+        self.canon = canonicalizer(self.rules, self.cfg) if self.symmetry else None
+
+    # -- levels --
+
+    def start(self) -> None:
+        s0 = initial_state(self.cfg)
+        f = self.fingerprint(s0)
+        self.old.add(np.array([f], dtype=np.int64))
+        self._own(f, f, 0)
+        self.frontier.add(s0, f)
+
+    def _own(self, f: int, parent: int, depth: int) -> None:
+        self.own_fp.append(f)
+        self.own_parent.append(parent)
+        self.own_depth.append(depth)
+
+    def expand(self, settled=(), others: bytes = b"") -> list[bytes]:
+        """Expand the frontier; return, per other shard, the (fingerprint, parent) pairs it owns.
+
+        ``others``: the fingerprints the other shards took in the last level."""
+        if others:
+            self.old.add(np.frombuffer(others, dtype=np.int64))
+        checks = self.checks
+        checks.settle(settled)
+        cfg, rules = self.cfg, self.rules
+        canon, fpf = self.canon, FINGERPRINTS[self.fpname]
+        found = self.found
+        graph, eventually = self.graph, checks.eventually
+        count = self.count
+        claims = [array("q") for _ in range(count)]
+        new, cands = self._new, self._cand_fps
+        d = self.depth
+        exp_fp, exp_mask, exp_deg, edges = self.exp_fp, self.exp_mask, self.exp_deg, self.edges
+        transitions = 0
+        pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
+        for s, f in self.frontier.drain():
+            if checks.always:
+                hit = False
+                for p in checks.always:
+                    if p.check(s):
+                        found[p.id] = Found(p.id, d, f)
+                        hit = True
+                if hit:
+                    checks.settle(found)
+            if graph:
+                mask = 0
+                for k, p in enumerate(eventually):
+                    if p.check(s):
+                        mask |= 1 << k
+                if count > 1:  # in one process the expansion order is the records' order
+                    exp_fp.append(f)
+                exp_mask.append(mask)
+                dsts = set()
+            succ = successors(s, cfg, rules)
+            transitions += len(succ)
+            for step in succ:
+                ps = checks.for_step(step)
+                if ps:
+                    hit = False
+                    for p in ps:
+                        if p.check(s, step):
+                            found[p.id] = Found(p.id, d + 1, f, step.action)
+                            hit = True
+                    if hit:
+                        checks.settle(found)
+                # the representative goes on: its successors mostly stay
+                # representatives, which canon then returns as they are
+                post = step.state if canon is None else canon(step.state)
+                g = fpf(post)
+                if graph:
+                    dsts.add(g)
+                if g in pend or g in new or g in cands:
+                    continue
+                pend[g] = (post, f)
+            if graph:
+                exp_deg.append(len(dsts))
+                edges.extend(dsts)
+            if len(pend) >= CHECK_EVERY:
+                self._flush(pend, claims)
+                pend = {}
+        self._flush(pend, claims)
+        self.transitions += transitions
+        return [c.tobytes() for c in claims]
+
+    def _flush(self, pend: dict, claims: list) -> None:
+        """Keep the candidates no earlier level visited: own ones go to the next
+        frontier, the others are claimed from their owners."""
+        if not pend:
+            return
+        keys = np.fromiter(pend, dtype=np.int64, count=len(pend))
+        visited = self.old.contains(keys).tolist()
+        index, count, d = self.index, self.count, self.depth + 1
+        new, cands, cand_fps, nxt = self._new, self._cands, self._cand_fps, self._next
+        own_fp, own_parent, own_depth = self.own_fp, self.own_parent, self.own_depth
+        for (g, (post, f)), v in zip(pend.items(), visited):
+            if v:
+                continue
+            if count == 1 or g % count == index:
+                new.add(g)
+                own_fp.append(g)
+                own_parent.append(f)
+                own_depth.append(d)
+                nxt.add(post, g)
+            else:
+                cands.add(post, g)
+                cand_fps.add(g)
+                c = claims[g % count]
+                c.append(g)
+                c.append(f)
+
+    def decide(self, claims: list[bytes], first: int = 0) -> list[bytes]:
+        """As owner: accept each claimed fingerprint not seen yet (one claimant each)."""
+        new, old = self._new, self.old
+        d = self.depth + 1
+        out = [array("q") for _ in claims]
+        n = len(claims)
+        for k in range(n):
+            w = (first + k) % n  # claimants take turns at winning ties, level by level
+            arr = np.frombuffer(claims[w], dtype=np.int64)
+            gs, ps = arr[0::2], arr[1::2]
+            acc = out[w]
+            for g, p, v in zip(gs.tolist(), ps.tolist(), old.contains(gs).tolist()):
+                if not v and g not in new:
+                    new.add(g)
+                    self._own(g, p, d)
+                    acc.append(g)
+        return [a.tobytes() for a in out]
+
+    def accept(self, accepted: list[bytes] = ()) -> tuple[int, int, list[str], int, bytes]:
+        """Take the accepted candidates into the next frontier; move to the next level.
+
+        Returns the next frontier's size, the states this shard owns, the
+        properties found so far, the transitions, and the fingerprints this
+        shard took in the level (for the others' ``old``)."""
+        nxt = self._next
+        if self._cand_fps:
+            won = set()
+            for data in accepted:
+                won.update(np.frombuffer(data, dtype=np.int64).tolist())
+            for s, g in self._cands.drain():
+                if g in won:
+                    nxt.add(s, g)
+            self._cand_fps = set()
+        mine = np.fromiter(self._new, dtype=np.int64, count=len(self._new))
+        self._new = set()
+        self.old.add(mine)
+        nxt.seal()
+        self.frontier, self._next = nxt, _Frontier()
+        self.depth += 1
+        _trim()
+        return len(self.frontier), len(self.own_fp), sorted(self.found), self.transitions, mine.tobytes()
+
+    # -- moving work --
+
+    def split(self, index: int, count: int) -> None:
+        """Keep this shard's part of a search run so far by one shard (after a fork).
+
+        ``old`` stays whole: every shard checks its candidates against every
+        visited fingerprint."""
+        if self.graph:
+            self.exp_fp = self.own_fp[: len(self.exp_deg)]  # one process so far: the same order
+        keep = [f % count == index for f in self.own_fp]
+        for name in ("own_fp", "own_parent", "own_depth"):
+            old = getattr(self, name)
+            setattr(self, name, array(old.typecode, (x for x, k in zip(old, keep) if k)))
+        if self.graph:
+            fp, mask, deg, edges = array("q"), array(self.exp_mask.typecode), array("I"), array("q")
+            pos = 0
+            for f, m, n in zip(self.exp_fp, self.exp_mask, self.exp_deg):
+                if f % count == index:
+                    fp.append(f)
+                    mask.append(m)
+                    deg.append(n)
+                    edges.extend(self.edges[pos : pos + n])
+                pos += n
+            self.exp_fp, self.exp_mask, self.exp_deg, self.edges = fp, mask, deg, edges
+        mine = list(self.frontier.drain())[index::count]
+        self.frontier.extend(mine)
+        self.frontier.seal()
+        if index:
+            self.found = {}  # shard 0 keeps what the run found so far
+            self.transitions = 0
+        self.index, self.count = index, count
+
+    def give(self, k: int) -> bytes:
+        """Hand k frontier states to another shard (load balancing; rare)."""
+        every = list(self.frontier.drain())
+        k = min(k, len(every))
+        self.frontier.extend(every[: len(every) - k])
+        self.frontier.seal()
+        return pickle.dumps(every[len(every) - k :], pickle.HIGHEST_PROTOCOL)
+
+    def take(self, data: bytes) -> int:
+        self.frontier.extend(pickle.loads(data))
+        self.frontier.seal()
+        return len(self.frontier)
+
+    def finish(self) -> dict:
+        """The records (arrays), what was found; the frontier and ``old`` are let go."""
+        self.old = _Visited()
+        self.frontier = _Frontier()
+        return {
+            "arrays": {k: getattr(self, k) for k in RECORDS},
+            "found": self.found,
+            "transitions": self.transitions,
+            # expanded in the order of the own records (exp_fp is not kept)
+            "exp_is_own": self.count == 1,
+        }
+
+
+#: the arrays a shard hands back at the end
+RECORDS = ("own_fp", "own_parent", "own_depth", "exp_fp", "exp_mask", "exp_deg", "edges")
