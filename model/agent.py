@@ -104,9 +104,13 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     elif kind == "perm_ans":
         w = a.work
         if w is not None and w.perm == msg[1] and not w.cancelling:
-            # "Once reported, it MUST report `running` when progress resumes"
-            a = a._replace(work=w._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
-            o.broadcast(("state", RUNNING, "", 0))
+            a = a._replace(work=w._replace(perm=0))
+            if a.fg == REQUIRES_ACTION:
+                # "Once reported, it MUST report `running` when progress resumes"
+                a = a._replace(fg=FOREGROUND[(a.fg, "unblock")])
+                o.broadcast(("state", RUNNING, "", 0))
+            # else: the block was never reported (``Rules.report_requires_action``):
+            # the session was last reported running, and still is
         # else: a late answer for work that ended or was cancelled -- ignored
         # ("Agents SHOULD ignore responses for work that has already ended
         # rather than use them to resume it").
@@ -353,7 +357,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
         waiting = [i for i, r in enumerate(a.reqs)
                    if r.phase in NOT_INSERTED and not r.orphan and not r.hooked and not _covered(r, rules)]
         if a.pending:
-            out.extend(_begins(s, cfg, ("AgentBeginWork", "input"), a.pending, used))
+            out.extend(_begins(s, cfg, rules, ("AgentBeginWork", "input"), a.pending, used))
         elif waiting and cfg.hook:
             # "`running` may precede user-message insertion, for example during a
             # foreground hook. It is not acknowledgment of insertion". Once per
@@ -366,10 +370,10 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
         if used.agent_work < cfg.agent_work:
             # "Agent-initiated work does not require a prompt request or a
             # synthetic user message."
-            out.extend(_begins(s, cfg, ("AgentInitiateWork",), (), used._replace(agent_work=used.agent_work + 1)))
+            out.extend(_begins(s, cfg, rules, ("AgentInitiateWork",), (), used._replace(agent_work=used.agent_work + 1)))
         return
-    if a.fg != RUNNING and not w.cancelling:
-        return  # requires_action: waiting for the permission answer
+    if (w.perm or a.fg != RUNNING) and not w.cancelling:
+        return  # waiting for the permission answer (reported requires_action, or not)
     # Tool calls. Cancelled work may still report them: "The Agent MAY send
     # content or tool call updates after receiving `session/cancel`, but MUST
     # send them before the idle `state_update` that reports cancellation."
@@ -403,12 +407,13 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     if used.perms < cfg.permissions:
         pid = used.perms + 1
         for c in _attached(a):
-            for first in _request_orders(cfg):
+            for first, report in _block_modes(cfg, rules):
                 o = _Out(s)
-                _block(o, c, pid, first)
-                a2 = a._replace(fg=FOREGROUND[(a.fg, "block")], work=w._replace(perm=pid))
+                _block(o, c, pid, first, report)
+                fg = FOREGROUND[(a.fg, "block")] if report else a.fg
+                a2 = a._replace(fg=fg, work=w._replace(perm=pid))
                 nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
-                label = ("AgentRequestPermission", c) + (("request-first",) if first else ())
+                label = ("AgentRequestPermission", c) + _block_tail(first, report)
                 out.append(Step(label, nxt, tuple(o.emitted)))
     if all(st in ("completed", "failed") for _, st in w.tools) and not _awaits_response(a, rules):
         for reason in cfg.stop_reasons:
@@ -431,12 +436,30 @@ def _request_orders(cfg: Config) -> tuple[bool, ...]:
     return (False, True) if cfg.request_first else (False,)
 
 
-def _block(o: _Out, c: int, pid: int, request_first: bool) -> None:
-    """Report `requires_action` to every attached client and send permission request pid to client c."""
-    if request_first:
+def _block_modes(cfg: Config, rules: Rules) -> list[tuple[bool, bool]]:
+    """(request first, report `requires_action`) for each way the agent blocks work on a permission request.
+
+    2.4.0: "The agent SHOULD report `requires_action` when the foreground
+    workflow as a whole cannot progress without user action, including
+    permissions or elicitations." The model agent does
+    (``Rules.report_requires_action``); a lenient agent may also not. Without
+    the report there is no order to choose.
+    """
+    reports = (True, False) if rules.lenient and rules.report_requires_action else (rules.report_requires_action,)
+    return [(first, report) for report in reports for first in _request_orders(cfg) if report or not first]
+
+
+def _block_tail(first: bool, report: bool) -> tuple:
+    return (("request-first",) if first else ()) + (() if report else ("unreported",))
+
+
+def _block(o: _Out, c: int, pid: int, request_first: bool, report: bool = True) -> None:
+    """Report `requires_action` to every attached client (if ``report``) and send permission request pid to client c."""
+    if request_first or not report:
         o.send(c, ("perm", pid))
-    o.broadcast(("state", REQUIRES_ACTION, "", 0))
-    if not request_first:
+    if report:
+        o.broadcast(("state", REQUIRES_ACTION, "", 0))
+    if not request_first and report:
         o.send(c, ("perm", pid))
 
 
@@ -458,7 +481,7 @@ def _awaits_response(a: Agent, rules: Rules) -> bool:
     return any(r.phase == "inserted" and not r.answers and not r.orphan and r.mid in inputs for r in a.reqs)
 
 
-def _begins(s: System, cfg: Config, label: tuple, inputs: tuple, used: Used) -> list[Step]:
+def _begins(s: System, cfg: Config, rules: Rules, label: tuple, inputs: tuple, used: Used) -> list[Step]:
     """Work starts running, or blocked on a permission request to one attached client.
 
     2.4.0: "the agent MUST report `running` when foreground work starts, or
@@ -468,9 +491,9 @@ def _begins(s: System, cfg: Config, label: tuple, inputs: tuple, used: Used) -> 
     if used.perms < cfg.permissions:
         pid = used.perms + 1
         for c in _attached(s.agent):
-            for first in _request_orders(cfg):
-                tail = ("blocked", c) + (("request-first",) if first else ())
-                steps.append(_begin(s, label + tail, inputs, used._replace(perms=pid), blocked=(c, pid, first)))
+            for first, report in _block_modes(cfg, rules):
+                tail = ("blocked", c) + _block_tail(first, report)
+                steps.append(_begin(s, label + tail, inputs, used._replace(perms=pid), blocked=(c, pid, first, report)))
     return steps
 
 
@@ -479,10 +502,18 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = 
     o = _Out(s)
     serial = a.serial + 1
     work = Work(serial, inputs, (), False, 0, 0)
-    if blocked:
-        c, pid, first = blocked
+    if blocked and blocked[3]:
+        c, pid, first, _ = blocked
         _block(o, c, pid, first)
         fg = FOREGROUND[(a.fg, "start_blocked")]
+        work = work._replace(perm=pid)
+    elif blocked:
+        # Starts blocked and does not say so (``Rules.report_requires_action``):
+        # it reports `running`, as work that starts, then sends the request.
+        c, pid, first, _ = blocked
+        o.broadcast(("state", RUNNING, "", 0))
+        _block(o, c, pid, first, report=False)
+        fg = FOREGROUND[(a.fg, "start")]
         work = work._replace(perm=pid)
     else:
         # "the agent MUST report `running` when foreground work starts"
@@ -645,11 +676,13 @@ def _lose(s: System, c: int) -> Step:
     down = s.down
     if a.work is not None and a.work.perm and _perm_client(s, c, a.work.perm):
         # The permission request went to the lost client: the agent treats it as
-        # not approved and goes on.
-        a = a._replace(work=a.work._replace(perm=0), fg=FOREGROUND[(a.fg, "unblock")])
-        o = _Out(s._replace(agent=a))
-        o.broadcast(("state", RUNNING, "", 0))
-        down, o_emitted = tuple(o.down), tuple(o.emitted)
+        # not approved and goes on (reporting `running` if it reported the block).
+        a = a._replace(work=a.work._replace(perm=0))
+        if a.fg == REQUIRES_ACTION:
+            a = a._replace(fg=FOREGROUND[(a.fg, "unblock")])
+            o = _Out(s._replace(agent=a))
+            o.broadcast(("state", RUNNING, "", 0))
+            down, o_emitted = tuple(o.down), tuple(o.emitted)
     clients = _drop_client(s, c)
     if s.down[c]:
         clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit

@@ -168,7 +168,8 @@ class Rules:
     spec: str = "rfd"
     #: the agent may also skip what a SHOULD asks for (MUSTs only): end work
     #: without a stop reason (2.4.0), leave tool calls unfinished before an
-    #: error idle, keep a permission request of cancelled work uncancelled.
+    #: error idle, keep a permission request of cancelled work uncancelled,
+    #: block work on a permission request without reporting `requires_action`.
     #: SHOULD properties are then reported, not failed (``Verdict.expect``).
     lenient: bool = False
 
@@ -225,6 +226,14 @@ class Rules:
     fail_tools_before_error_idle: bool = True
     #: put the error object it has on the error idle ("The Agent SHOULD include it")
     error_details: bool = True
+    #: report `requires_action` when it blocks foreground work on a permission
+    #: request (2.4.0: "The agent SHOULD report `requires_action` when the
+    #: foreground workflow as a whole cannot progress without user action,
+    #: including permissions or elicitations"). False: it sends only the
+    #: `session/request_permission`, the state it last reported stays
+    #: `running`, and the answer has nothing new to report. A lenient agent
+    #: explores both
+    report_requires_action: bool = True
 
     # --- cancellation ----------------------------------------------------
     #: `session/cancel` also rejects prompts not yet inserted with -32800:

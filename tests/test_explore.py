@@ -215,8 +215,56 @@ def test_a_lenient_agent_skips_shoulds_and_only_shoulds(default_240_lenient):
         "tools_terminal_before_error_idle",
         "idle_ending_work_has_stop_reason",
         "cancelled_permission_requests_cancelled",
+        "blocked_work_reported_requires_action",
     }
     assert all(BY_ID[k].level == "SHOULD" for k in skipped)
+
+
+def _permission_steps(cfg, rules):
+    """Every step of the member's state graph that sends a permission request, with its pre-state."""
+    seen, todo, found = set(), [initial_state(cfg)], []
+    while todo:
+        s = todo.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        for step in successors(s, cfg, rules):
+            if any(m[0] == "perm" for _, m in step.emitted):
+                found.append((s, step))
+            todo.append(step.state)
+    return found
+
+
+def test_blocked_work_reported_requires_action_judges_the_permission_members(default):
+    # Reachability: in `default` the permission members block work on permission requests (as
+    # work starts and while it runs; 232 and 768 such steps), and the property judges each.
+    from acp_lifecycle.model.config import S240_RULES
+
+    prop = BY_ID["blocked_work_reported_requires_action"]
+    assert "perm" in prop.on
+    for name in ("permission", "permission-2-clients"):
+        steps = _permission_steps(get_suite(name).members[0], S240_RULES)
+        assert {step.action[0] for _, step in steps} == {"AgentBeginWork", "AgentRequestPermission"}, name
+        assert all(prop.check(pre, step) is None for pre, step in steps), name
+        # The same steps without their requires_action are what the property is there to catch.
+        for pre, step in steps[:20]:
+            silent = step._replace(emitted=tuple((c, m) for c, m in step.emitted if m[0] != "state" or m[1] != "requires_action"))
+            assert prop.check(pre, silent), (name, step.action)
+    assert default.verdicts["blocked_work_reported_requires_action"].outcome == "not applicable"  # a 2.4.0 rule
+    r = check_suite(SUITES["default"], S240_RULES)
+    assert r.verdicts["blocked_work_reported_requires_action"].outcome == "holds"
+
+
+def test_a_lenient_agent_may_block_work_without_reporting_requires_action():
+    from acp_lifecycle.model.config import S240_RULES
+
+    member = get_suite("permission").members[0]
+    r = explore(member, S240_RULES.with_(lenient=True))
+    v = r.verdicts["blocked_work_reported_requires_action"]
+    assert v.status == "violated" and v.outcome == "SHOULD not followed"
+    assert "unreported" in v.trace[-1][1].action
+    # Only a lenient agent makes the choice: the strict 2.4.0 agent reports every block.
+    assert explore(member, S240_RULES).verdicts["blocked_work_reported_requires_action"].status == "holds"
 
 
 def test_rfd_240_passes_default_and_judges_its_own_rules():

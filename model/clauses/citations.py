@@ -179,6 +179,10 @@ CITATIONS: dict[str, tuple[str, ...]] = {
     "cancelled_work_never_resumes": (
         "S240-CANCEL-PERM-STOP-WAITING",
     ),
+    "blocked_work_reported_requires_action": (
+        "S240-STATE-SHOULD-REQUIRES-ACTION",
+        "S240-REQACTION-SHOULD-REPORT",
+    ),
     "late_answer_ignored": (
         "S240-STATE-IGNORE-LATE-RESPONSES",
         "S240-CANCEL-IGNORE-LATE-ANSWERS",

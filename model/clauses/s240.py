@@ -234,10 +234,6 @@ S240: tuple[Clause, ...] = (
         "S240-REQACTION-SHOULD-REPORT", "2.4.0", "SHOULD", "RequiresActionStateUpdate",
         "Agents SHOULD report this state when foreground work cannot progress without\n"
         "user action.",
-        out_of_scope=(
-            "Met by construction: the model agent sends `requires_action` with every "
-            "permission request, and no property reads its absence."
-        ),
     ),
     _C(
         "S240-REQACTION-THEN-RUNNING", "2.4.0", "MUST", "RequiresActionStateUpdate",
@@ -271,10 +267,6 @@ S240: tuple[Clause, ...] = (
         "S240-STATE-SHOULD-REQUIRES-ACTION", "2.4.0", "SHOULD", "StateUpdate",
         "The agent SHOULD report `requires_action` when the foreground workflow as a\n"
         "whole cannot progress without user action, including permissions or elicitations.",
-        out_of_scope=(
-            "Met by construction: the model agent sends `requires_action` with every "
-            "permission request, and no property reads its absence."
-        ),
     ),
     _C(
         "S240-STATE-RESUME-RUNNING", "2.4.0", "MUST", "StateUpdate",

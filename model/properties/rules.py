@@ -4,7 +4,7 @@ leave open, one function each, registered in ``PROPERTIES`` in this order."""
 from __future__ import annotations
 
 from ..config import STOP_REASONS
-from ..system import IDLE, Step, System
+from ..system import IDLE, REQUIRES_ACTION, Step, System
 from ._core import _idles, _req_of_any, _processed, _prop, _received, _req_of, _states
 
 __all__: list[str] = []
@@ -352,6 +352,24 @@ def cancelled_work_never_resumes(pre: System, step: Step):
         for m in _states(step):
             if m[1] != IDLE:
                 return f"work #{w.serial}, which a session/cancel reached, reported {m[1]} again ({_what(step)})"
+    return None
+
+
+@_prop("step", witnesses=("sometimes_start_blocked", "sometimes_permission_to_second_client"), level="SHOULD",
+       on="perm", spec="2.4.0")
+def blocked_work_reported_requires_action(pre: System, step: Step):
+    """A step that blocks foreground work on a permission request reports requires_action to every attached client."""
+    perms = [m[1] for _, m in step.emitted if m[0] == "perm"]
+    if not perms:
+        return None
+    told = {c for c, m in step.emitted if m[0] == "state" and m[1] == REQUIRES_ACTION}
+    attached = pre.agent.attached
+    missing = [c for c in range(attached.bit_length()) if attached >> c & 1 and c not in told]
+    if missing:
+        return (
+            f"{_what(step)} sent permission request {perms[0]} and client(s) {missing} got no "
+            "requires_action: the work cannot progress and the session still looks running"
+        )
     return None
 
 

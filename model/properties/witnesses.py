@@ -311,7 +311,7 @@ def sometimes_idle_without_stop_reason(pre, step):
 @_sometimes("AgentBeginWork", "AgentInitiateWork")
 def sometimes_start_blocked(pre, step):
     """Work starts blocked on a permission request (requires_action without running first)."""
-    return "blocked" in step.action
+    return "blocked" in step.action and "unreported" not in step.action
 
 
 @_sometimes("AgentRejectPrompt")
