@@ -286,7 +286,7 @@ def _direction(A: _Side, Bside: _Side, max_nodes: int, progress: Callable | None
                     if m >= max_nodes:
                         raise TooLarge(
                             f"configuration {cfg.name!r}: the product of {ra.name} and {rb.name} passed "
-                            f"{max_nodes:,} states; lower the bounds or pass a larger limit"
+                            f"{max_nodes:,} states; lower the bounds or raise the limit (--max-states)"
                         )
                     nodes.append(child)
                     cost.append(c)

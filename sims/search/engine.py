@@ -309,7 +309,7 @@ def _limit(cfg: Config, states: int, max_states: int, depth: int) -> None:
     if states > max_states:
         raise TooLarge(
             f"configuration {cfg.name!r} passed {max_states:,} states at depth {depth}; "
-            "lower its bounds or pass a larger limit"
+            "lower its bounds or raise the limit (--max-states)"
         )
 
 
