@@ -160,3 +160,16 @@ def test_tables_at_80_columns_show_every_column_and_full_names(capsys, monkeypat
             assert f"\n{p.id}\n" in out
     for letter, name in zip("ABCDEFGHIJKL", VARIANTS):
         assert f"{letter} = {name}" in out
+
+
+def test_a_long_check_logs_progress_lines_when_stderr_is_not_a_terminal(capsys):
+    """In a log (CI, a pipe) there is no progress bar: a long search prints a line every
+    PROGRESS_EVERY seconds instead, and a short one prints nothing."""
+    from acp_lifecycle.sims.cli.check import _progress_lines
+
+    _progress_lines("huge-lost-response (2/3)")(1_234_567, 5_000_000, 18)
+    assert capsys.readouterr().err == ""
+    _progress_lines("huge-lost-response (2/3)", every=0.0)(1_234_567, 5_000_000, 18)
+    line = capsys.readouterr().err
+    assert line.startswith("acp-lifecycle check: huge-lost-response (2/3): 1,234,567 states, depth 18, ")
+    assert line.endswith(" s\n") and line.count("\n") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -61,6 +62,27 @@ def register(sub) -> None:
 
 
 # --- check ------------------------------------------------------------------
+
+
+#: Seconds between two progress lines when standard error is not a terminal.
+PROGRESS_EVERY = 30.0
+
+
+def _progress_lines(name: str, every: float | None = None):
+    """A progress callback for a log (CI, a pipe): one line on standard error every ``every``
+    seconds of a long search, none for a search that ends sooner."""
+    every = PROGRESS_EVERY if every is None else every
+    start = last = time.monotonic()
+
+    def progress(states, transitions, depth):
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= every:
+            last = now
+            print(f"acp-lifecycle check: {name}: {states:,} states, depth {depth}, {now - start:.0f} s",
+                  file=sys.stderr, flush=True)
+
+    return progress
 
 
 #: Members small enough to bridge every terminal path (and the connection kept for multi-client).
@@ -178,7 +200,10 @@ def _check(args) -> int:
     ) as bar:
 
         def on_member(i, cfg):
-            task = bar.add_task(f"{cfg.name} ({i + 1}/{len(suite.members)})", total=None, states=0, depth=0)
+            name = f"{cfg.name} ({i + 1}/{len(suite.members)})"
+            if not err.is_terminal:
+                return _progress_lines(name)
+            task = bar.add_task(name, total=None, states=0, depth=0)
 
             def progress(states, transitions, depth):
                 bar.update(task, states=states, depth=depth)
