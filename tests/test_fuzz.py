@@ -367,3 +367,12 @@ def test_the_fuzz_command_prints_each_seeded_bug_within_two_steps_of_the_explore
     (member,) = json.loads(capsys.readouterr().out)["members"]
     assert member["name"] == BUGS[name].member and member["property"] == BUGS[name].breaks
     assert len(member["trace"]) <= PINNED_LENGTHS[name] + SLACK
+
+
+def test_a_clean_fuzz_says_it_is_no_proof_and_how_to_draw_more(capsys):
+    from acp_lifecycle.sims.cli import main
+
+    assert main(["fuzz", "--config", "tiny", "--examples", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "tiny: clean after 5 run(s)" in out
+    assert out.rstrip().endswith("(random runs: a clean result is no proof; --examples N or --seed N draws more)")

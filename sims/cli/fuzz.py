@@ -81,4 +81,7 @@ def _fuzz(args) -> int:
             out.print(f"  minimal failing run ({len(r.trace)} steps; {how}):")
             for line in r.lines():
                 out.print(line, markup=False, highlight=False, soft_wrap=True)
+    if ok:
+        # Random runs prove nothing: say what a clean result covers, and how to draw more.
+        out.print("(random runs: a clean result is no proof; --examples N or --seed N draws more)")
     return 0 if ok else 1
