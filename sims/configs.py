@@ -22,7 +22,7 @@ docs/model.md explains why the verdicts agree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from acp_lifecycle.model.config import Config, ConfigError
 
@@ -177,6 +177,6 @@ def get_suite(name: str) -> Suite:
     for suite in SUITES.values():
         for m in suite.members:
             if m.name == name:
-                return Suite(m.name, f"member {m.name} of {suite.name}", (m,), suite.exhaustive, suite.max_states)
+                return replace(suite, name=m.name, summary=f"member {m.name} of {suite.name}", members=(m,))
     names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members} - set(SUITES)))
     raise ConfigError(f"unknown configuration {name!r}; choose one of: {names}")

@@ -220,19 +220,23 @@ def test_a_lenient_agent_skips_shoulds_and_only_shoulds(default_240_lenient):
     assert all(BY_ID[k].level == "SHOULD" for k in skipped)
 
 
-def _permission_steps(cfg, rules):
-    """Every step of the member's state graph that sends a permission request, with its pre-state."""
-    seen, todo, found = set(), [initial_state(cfg)], []
+def _graph(cfg, rules):
+    """The member's whole state graph, unreduced: its states, and every step with its pre-state."""
+    seen, todo, steps = set(), [initial_state(cfg)], []
     while todo:
         s = todo.pop()
         if s in seen:
             continue
         seen.add(s)
         for step in successors(s, cfg, rules):
-            if any(m[0] == "perm" for _, m in step.emitted):
-                found.append((s, step))
+            steps.append((s, step))
             todo.append(step.state)
-    return found
+    return seen, steps
+
+
+def _permission_steps(cfg, rules):
+    """Every step of the member's state graph that sends a permission request, with its pre-state."""
+    return [(s, step) for s, step in _graph(cfg, rules)[1] if any(m[0] == "perm" for _, m in step.emitted)]
 
 
 def test_blocked_work_reported_requires_action_judges_the_permission_members(default):
@@ -300,16 +304,8 @@ def test_total_prompts_caps_the_clients_together_and_lets_any_one_take_two():
 
     cfg = Config(name="cap", clients=2, prompts=2, total_prompts=2, reserve=False, live_only=False,
                  chunks=False, hook=False, down_latency=False).validate()
-    seen, todo, pairings = set(), [initial_state(cfg)], set()
-    while todo:
-        s = todo.pop()
-        if s in seen:
-            continue
-        seen.add(s)
-        submitted = tuple(sorted(cl.submitted for cl in s.clients))
-        assert sum(submitted) <= 2
-        pairings.add(submitted)
-        todo.extend(step.state for step in successors(s, cfg, RFD_RULES))
+    pairings = {tuple(sorted(cl.submitted for cl in s.clients)) for s in _graph(cfg, RFD_RULES)[0]}
+    assert max(map(sum, pairings)) == 2
     assert {(0, 2), (1, 1)} <= pairings
     with pytest.raises(ConfigError, match="total_prompts"):
         cfg.with_(total_prompts=10)

@@ -141,6 +141,8 @@ def test_huge_is_three_clients_with_every_fault_it_names():
 def test_a_suite_carries_its_state_limit_to_its_members():
     """huge's largest member passes the usual 3,000,000 states: the suite raises the guard for
     itself (and for a member named alone); ``--max-states`` still overrides it."""
+    import dataclasses
+
     from acp_lifecycle.sims.configs import SUITES, get_suite
     from acp_lifecycle.sims.search.check import check_suite
     from acp_lifecycle.sims.search.explore import TooLarge
@@ -149,6 +151,6 @@ def test_a_suite_carries_its_state_limit_to_its_members():
     assert SUITES["huge"].max_states == get_suite("huge-lost-response").max_states == 10_000_000
     small = get_suite("multi-client")
     with pytest.raises(TooLarge, match="passed 50 states"):
-        check_suite(small.__class__(small.name, small.summary, small.members, True, 50))
+        check_suite(dataclasses.replace(small, max_states=50))
     with pytest.raises(TooLarge, match="passed 60 states"):
         check_suite(small, max_states=60)
