@@ -45,7 +45,17 @@ from .state import Msg, System
 #: bitmask fields of a conversation message with one bit per client
 _MASKS = tuple(f for f in ("owed", "aud") if f in Msg._fields)
 
-__all__ = ["canonical", "canonicalizer", "ids_opaque", "permute_clients", "renumber_ids"]
+__all__ = [
+    "SymmetryBroken",
+    "canonical",
+    "canonicalizer",
+    "check_commutes",
+    "check_fresh_ids",
+    "ids_opaque",
+    "permute_clients",
+    "renumber_ids",
+    "renumbers",
+]
 
 
 def ids_opaque(rules: Rules) -> bool:
@@ -235,3 +245,78 @@ def permute_clients(s: System, order: list[int]) -> System:
         up=tuple(s.up[old] for old in order),
         down=down,
     )
+
+
+# --- the reduction's assumptions, checked on the run ---------------------------------
+
+
+class SymmetryBroken(Exception):
+    """A step of the model does not commute with the renaming the reduction applies.
+
+    The search stores one representative per class only because every state of a
+    class has the same successors up to renaming. A faulty agent can break that
+    (a counter that starts again after a restart, an ID computed from another, a
+    client treated apart): then the representative is not a faithful stand-in,
+    and the search explores again without the reduction."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _ids(s: System) -> set:
+    """Every message ID the agent's state holds."""
+    a = s.agent
+    out = {m.mid for m in a.conv}
+    out.update(r.mid for r in a.reqs if r.mid)
+    out.update(m for m, _ in a.issued)
+    return out
+
+
+def check_fresh_ids(pre: System, step) -> str:
+    """Why ``step`` breaks the fresh-ID assumption ID renaming rests on ("" when it does not).
+
+    Checked on the concrete successor, before it is renamed: an ID the agent did
+    not hold before the step must come from its counter (at or past the counter
+    before the step and below the counter after it), the counter never goes
+    back, and every ID a message of the step carries is one the agent holds."""
+    a, b = pre.agent, step.state.agent
+    if b.next_id < a.next_id:
+        return f"{_label(step)} moved the agent's ID counter back from {a.next_id} to {b.next_id}"
+    after = None
+    if b.conv is not a.conv or b.reqs is not a.reqs or b.issued is not a.issued:
+        after = _ids(step.state)
+        for m in after - _ids(pre):
+            if not a.next_id <= m < b.next_id:
+                return f"{_label(step)} made message ID {m}, which its counter ({a.next_id}) did not give out"
+    for _, msg in step.emitted:
+        k = msg[0]
+        mid = msg[2] if k == "ok" else msg[1] if k in ("um", "chunk") else 0
+        if mid and after is None:
+            after = _ids(step.state)
+        if mid and mid not in after:
+            return f"{_label(step)} sent message ID {mid}, which no message of the agent holds"
+    return ""
+
+
+def renumbers(s: System) -> bool:
+    """Whether the representative of ``s`` renames its message IDs."""
+    return _renumber_ids(s) is not s
+
+
+def check_commutes(concrete: System, rep: System, canon, fingerprint, cfg: Config, rules: Rules, successors) -> str:
+    """Why ``concrete`` and its representative ``rep`` are no stand-ins for each other ("" when they are).
+
+    One step of the simulation the reduction rests on: the successors of both,
+    each brought to its representative, are the same set."""
+    a = {fingerprint(canon(t.state)) for t in successors(concrete, cfg, rules)}
+    b = {fingerprint(canon(t.state)) for t in successors(rep, cfg, rules)}
+    if a != b:
+        return (f"a state and its representative (clients or message IDs renamed) have different successors "
+                f"({len(a - b)} of {len(a)} not matched)")
+    return ""
+
+
+def _label(step) -> str:
+    name, *args = step.action
+    return f"{name}({', '.join(repr(x) for x in args)})"

@@ -164,3 +164,55 @@ def test_two_clients_inserting_in_either_order_are_one_representative():
     both = [s for s in states if len(s.agent.conv) == 2 and all(not s.up[c] for c in range(2))]
     assert both
     assert len({canonical(s) for s in both}) < len(both)
+
+
+# --- the reduction's assumptions, checked during the search ----------------------------
+#
+# Faults written as an outside reviewer would write them: a model function patched in
+# place, with ``Rules`` saying nothing (so ``ids_opaque`` still allows renaming). The
+# search must notice that a step breaks what renaming assumes, and search again
+# without it: its verdicts are then the unreduced search's, whatever the fault.
+
+
+def _counter_reset(monkeypatch):
+    import acp_lifecycle.model.agent as agent
+
+    original = agent._restart
+
+    def _restart(s, rules):
+        step = original(s, rules)
+        return step._replace(state=step.state._replace(agent=step.state.agent._replace(next_id=1)))
+
+    monkeypatch.setattr(agent, "_restart", _restart)
+    return "import", "moved the agent's ID counter back"
+
+
+def _echo_under_new_id(monkeypatch):
+    import acp_lifecycle.model.agent as agent
+
+    original = agent._echo
+
+    def _echo(s, i, m, mode, rules):
+        return original(s, i, m._replace(mid=m.mid + 7), mode, rules)
+
+    monkeypatch.setattr(agent, "_echo", _echo)
+    return "multi-client", "did not give out"
+
+
+@pytest.mark.parametrize("fault", [_counter_reset, _echo_under_new_id], ids=lambda f: f.__name__.strip("_"))
+def test_a_fault_that_breaks_fresh_ids_turns_the_reduction_off(monkeypatch, fault):
+    member, why = fault(monkeypatch)
+    cfg = next(c for c in get_suite("default").members if c.name == member)
+    assert ids_opaque(RFD_RULES)  # the rules still say IDs are opaque: only the search can tell
+    guarded = explore(cfg)
+    plain = explore(cfg, symmetry=False)
+    assert why in guarded.symmetry_broken
+    assert not guarded.symmetry and guarded.states == plain.states
+    assert {p: v.status for p, v in guarded.verdicts.items()} == {p: v.status for p, v in plain.verdicts.items()}
+    assert not guarded.ok
+
+
+def test_the_correct_model_keeps_the_reduction():
+    for cfg in get_suite("default").members:
+        r = explore(cfg)
+        assert not r.symmetry_broken, (cfg.name, r.symmetry_broken)

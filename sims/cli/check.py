@@ -272,6 +272,7 @@ def _search_cluster(address, workers):
 def _search_data(r: SuiteResult, workers: int, dask) -> dict:
     return {
         "symmetry": r.symmetry,
+        "symmetry_broken": {m.config.name: m.symmetry_broken for m in r.members if m.symmetry_broken},
         "workers": max(m.workers for m in r.members),
         "dask": dask,
         "collision_probability": {"optimistic": r.collision[0], "actual_fingerprints": r.collision[1]},
@@ -279,7 +280,13 @@ def _search_data(r: SuiteResult, workers: int, dask) -> dict:
 
 
 def _search_line(r: SuiteResult, workers: int, dask) -> str:
-    sym = "on (client names, message IDs)" if r.symmetry else "off (--no-symmetry)"
+    broken = [m for m in r.members if m.symmetry_broken]
+    if broken:
+        m = broken[0]
+        sym = (f"off in {len(broken)} member(s), turned off because a step broke what it assumes "
+               f"({m.config.name}: {m.symmetry_broken})")
+    else:
+        sym = "on (client names, message IDs)" if r.symmetry else "off (--no-symmetry)"
     used = max(m.workers for m in r.members)
     if dask:
         where = f"Dask ({dask})"

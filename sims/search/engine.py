@@ -39,7 +39,7 @@ import numpy as np
 
 from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.properties import Property
-from acp_lifecycle.model.symmetry import canonicalizer
+from acp_lifecycle.model.symmetry import SymmetryBroken, canonicalizer
 from acp_lifecycle.model.system import System, initial_state, successors
 
 from .graph import _bottom_cycles_csr, _positions
@@ -90,6 +90,8 @@ class Outcome:
     #: this process's peak resident set (bytes) before the workers handed
     #: their records over (0 in one process)
     peak_before_finish: int = 0
+    #: why the symmetry reduction was turned off during the search ("" when it was not)
+    symmetry_broken: str = ""
 
 
 #: below this many frontier states per worker a parallel search keeps going in
@@ -119,6 +121,8 @@ class _Local:
 
     def _recv(self, conn):
         ok, value = conn.recv()
+        if not ok and isinstance(value, SymmetryBroken):
+            raise value
         if not ok:
             raise RuntimeError(f"a search worker failed:\n{value}")
         return value
@@ -218,6 +222,9 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
                 return
             try:
                 value = getattr(shard, cmd)(*arg)
+            except SymmetryBroken as e:
+                conn.send((False, e))
+                return
             except BaseException:  # noqa: BLE001 - reported to the coordinator
                 conn.send((False, traceback.format_exc()))
                 return
@@ -254,8 +261,21 @@ def search(
     """Explore every state reachable under ``cfg`` and ``rules`` (up to symmetry); check ``props``.
 
     ``cluster``: a ``dask.distributed.Client`` (``sims.search.dask``) to run
-    the shards on instead of local processes.
+    the shards on instead of local processes. Where a step breaks what the
+    symmetry reduction assumes (``model.symmetry.SymmetryBroken``), the search
+    starts again without it and says why (``Outcome.symmetry_broken``).
     """
+    try:
+        return _search(cfg, rules, props, symmetry=symmetry, workers=workers, max_states=max_states,
+                       progress=progress, cluster=cluster)
+    except SymmetryBroken as e:
+        out = _search(cfg, rules, props, symmetry=False, workers=workers, max_states=max_states,
+                      progress=progress, cluster=cluster)
+        out.symmetry_broken = e.reason
+        return out
+
+
+def _search(cfg, rules, props, *, symmetry, workers, max_states, progress, cluster) -> Outcome:
     fingerprint = "portable" if cluster is not None else "local"
     if cluster is not None:
         from .dask import cluster_size

@@ -105,6 +105,9 @@ class Result:
     #: this process's peak resident set before the workers handed their
     #: records over (bytes; 0 in one process)
     peak_before_finish: int = 0
+    #: why the search turned the symmetry reduction off ("" when it did not):
+    #: a step broke what the reduction assumes (``model.symmetry.SymmetryBroken``)
+    symmetry_broken: str = ""
 
     @property
     def ok(self) -> bool:
@@ -146,7 +149,7 @@ def explore(
         verdicts[p.id].expect = expect[p.id]
     return Result(cfg, rules, out.states, out.transitions, out.depth, time.perf_counter() - t0, verdicts,
                   out.terminal_states, out.symmetry, out.workers, out.collision, out.workers_grown,
-                  out.peak_before_finish)
+                  out.peak_before_finish, out.symmetry_broken)
 
 
 def _cyclic_core(n: int, edges: list[tuple[int, int]]) -> set[int]:

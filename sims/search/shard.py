@@ -19,7 +19,8 @@ import numpy as np
 
 from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.properties import Property
-from acp_lifecycle.model.symmetry import canonicalizer
+from acp_lifecycle.model.symmetry import (SymmetryBroken, canonicalizer, check_commutes, check_fresh_ids, ids_opaque,
+                                            renumbers)
 from acp_lifecycle.model.system import System, initial_state, successors
 
 from .storage import CHECK_EVERY, FINGERPRINTS, _Frontier, _mask_typecode, _trim, _Visited
@@ -90,6 +91,10 @@ class Shard:
         self.checks = _Checks(props)
         self.symmetry = symmetry
         self.canon = canonicalizer(rules, cfg) if symmetry else None
+        #: where message IDs are renamed, check what that assumes on every
+        #: concrete successor (``model/symmetry.py``): IDs fresh, and each state
+        #: whose IDs the representative renames simulated by it
+        self.fresh = symmetry and self.canon is not None and ids_opaque(rules)
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
@@ -132,6 +137,15 @@ class Shard:
         self.checks.settle(settled)
         self.canon = canonicalizer(self.rules, self.cfg) if self.symmetry else None
 
+    def _guard(self, s: System, step, post: System) -> None:
+        """Raise ``SymmetryBroken`` where the step breaks what the reduction assumes."""
+        why = check_fresh_ids(s, step)
+        if not why and post is not step.state and renumbers(step.state):
+            why = check_commutes(step.state, post, self.canon, FINGERPRINTS[self.fpname], self.cfg, self.rules,
+                                 successors)
+        if why:
+            raise SymmetryBroken(why)
+
     # -- levels --
 
     def start(self) -> None:
@@ -158,6 +172,7 @@ class Shard:
         canon, fpf = self.canon, FINGERPRINTS[self.fpname]
         found = self.found
         graph, eventually = self.graph, checks.eventually
+        guard = self._guard if self.fresh else None
         count = self.count
         claims = [array("q") for _ in range(count)]
         new, cands = self._new, self._cand_fps
@@ -198,6 +213,8 @@ class Shard:
                 # the representative goes on: its successors mostly stay
                 # representatives, which canon then returns as they are
                 post = step.state if canon is None else canon(step.state)
+                if guard is not None:
+                    guard(s, step, post)
                 g = fpf(post)
                 if graph:
                     dsts.add(g)
