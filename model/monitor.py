@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import json
 
+from .judges import judge, record_of_json
 from .wire_rules import (
     DEFAULT_RULES,
     FINAL_TOOL,
@@ -139,6 +140,11 @@ class Monitor:
             else:
                 severity = "violation"
         self.findings.append(Finding(line, rule_id, severity, message))
+
+    def _judge(self, line: int, record) -> None:
+        """Apply the judges (``model/judges.py``, one definition for check and trace) to a record."""
+        for rule_id, why in judge(record):
+            self._add(line, rule_id, why)
 
     # -- input -------------------------------------------------------------------
 
@@ -466,11 +472,7 @@ class Monitor:
                       "or requires_action, to a client that advertised no extension")
             view.custom_work = 0
         stop = update.get("stopReason")
-        if "error" in update and stop != "error":
-            self._add(n, "error_only_with_error_stop_reason", f"an idle with stopReason {stop!r} carries an error object")
-        if stop is not None and stop not in KNOWN_STOP_REASONS and not (isinstance(stop, str) and stop.startswith("_")):
-            self._add(n, "custom_stop_reason_prefixed",
-                      f"stopReason {stop!r} is neither a defined value nor a custom value starting with _")
+        self._judge(n, record_of_json("state_update", update))
         if view.state == "idle" and view.stop is not None and stop is not None and stop != view.stop:
             self._add(n, "no_second_stop_reason",
                       f"work already reported idle with {view.stop!r} is reported idle again with {stop!r}")
@@ -577,15 +579,9 @@ class Monitor:
                     view.tool_cancels[tid] = n
 
     def _prompt_result(self, n, conn, req: _Request, result) -> None:
-        if not isinstance(result, dict):
-            self._add(n, "success_carries_message_id", "the session/prompt result is not an object")
-            return
-        if "stopReason" in result:
-            self._add(n, "success_carries_message_id",
-                      f"a v1 session/prompt result (stopReason {result['stopReason']!r}) on a v2 connection")
-        mid = result.get("messageId")
+        self._judge(n, record_of_json("prompt_result", result))
+        mid = result.get("messageId") if isinstance(result, dict) else None
         if not isinstance(mid, str):
-            self._add(n, "success_carries_message_id", f"the session/prompt result has messageId {mid!r}, not a string")
             return
         session = self._session(req.session)
         if mid in session.message_ids:

@@ -66,7 +66,8 @@ def agent_message(msg: tuple) -> dict:
     """
     kind = msg[0]
     if kind == "ok":
-        return {"jsonrpc": "2.0", "id": msg[1], "result": {"messageId": _mid(msg[2])}}
+        # message 0 is "no ID": a result without messageId (the draft's `{}`), not an ID made up here
+        return {"jsonrpc": "2.0", "id": msg[1], "result": {"messageId": _mid(msg[2])} if msg[2] else {}}
     if kind == "v1ok":
         return {"jsonrpc": "2.0", "id": msg[1], "result": {"stopReason": msg[2]}}
     if kind == "err":

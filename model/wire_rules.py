@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .clauses import CLAUSES
+from .judges import JUDGES
 from .config import STOP_REASONS
 
 __all__ = [
@@ -87,6 +88,13 @@ class Rule:
 
 _JSONRPC = "JSON-RPC 2.0"
 
+
+def _judge_rule(judge_id: str) -> Rule:
+    """The wire rule of a judge (``model/judges.py``): its one definition, level, rule set and clauses."""
+    j = JUDGES[judge_id]
+    return Rule(j.id, j.level, j.since, j.summary, j.clauses)
+
+
 _RULES = (
     # --- the JSON-RPC envelope ---------------------------------------------------
     Rule("wire_message_is_json", "MUST", "rfd", "every line on the wire is one JSON-RPC message",
@@ -121,9 +129,7 @@ _RULES = (
          "a prompt pending at session/close and answered with an error gets -32800", ("S240-CLOSE-HELD-ANSWERED-32800", "S240-CLOSE-CANCELS-HELD")),
     # --- prompts and message IDs --------------------------------------------------
     Rule("prompt_not_empty", "MUST NOT", "2.4.0", "the client never sends an empty prompt", ("S240-PROMPT-NOT-EMPTY",)),
-    Rule("success_carries_message_id", "MUST", "rfd",
-         "a session/prompt success carries the inserted message's messageId as a string",
-         ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID", "RFD-INSERT-LOCAL-COMMAND")),
+    _judge_rule("success_carries_message_id"),
     Rule("distinct_message_ids", "MUST", "rfd",
          "each accepted submission gets a messageId unique in its session", ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE")),
     Rule("every_inserted_message_echoed", "MUST", "rfd",
@@ -137,11 +143,8 @@ _RULES = (
     Rule("no_second_stop_reason", "MUST NOT", "rfd",
          "work already reported idle is never reported idle again with another stop reason",
          ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP")),
-    Rule("error_only_with_error_stop_reason", "MUST", "rfd", "an error object only beside stopReason error",
-         ("RFD-ERROR-FIELD-ONLY",)),
-    Rule("custom_stop_reason_prefixed", "MUST NOT", "2.4.0",
-         "a stop reason the schema does not list starts with _",
-         ("S240-STOP-UNKNOWN-RESERVED", "S240-STOP-CUSTOM-UNDERSCORE")),
+    _judge_rule("error_only_with_error_stop_reason"),
+    _judge_rule("custom_stop_reason_prefixed"),
     Rule("no_update_after_idle_of_its_work", "MUST", "rfd",
          "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
          ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE")),

@@ -1,13 +1,17 @@
-"""Which clauses each property of the model cites (``CITATIONS``)."""
+"""Which clauses each property of the model cites (``CITATIONS``).
+
+A judge (``model/judges.py``: a rule written once for check and trace) carries its own
+clauses; they are added here under its id, so that this table lists every property.
+"""
 
 from __future__ import annotations
 
+from ..judges import JUDGES
+
 __all__ = ["CITATIONS"]
 
-#: The planned properties of the model (snake_case names) and the clause ids
-#: each will cite. The property module is the authority once it exists; until
-#: then this table is the plan it should follow, and ``tests/test_clauses.py``
-#: checks that it names real clauses and agrees with ``out_of_scope``.
+#: The properties of the model (snake_case names) and the clause ids each cites;
+#: ``tests/test_clauses.py`` checks that it names real clauses and agrees with ``out_of_scope``.
 CITATIONS: dict[str, tuple[str, ...]] = {
     # --- the session/prompt response ------------------------------------
     "success_only_after_insertion": (
@@ -17,10 +21,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-INSERT-LOCAL-COMMAND",
         "S240-PROMPT-NEITHER-PRECEDES",
         "S240-PROMPT-ACCEPTANCE",
-    ),
-    "success_carries_message_id": (
-        "RFD-INSERT-RESPONSE-ID",
-        "S240-PROMPT-RETURN-ID",
     ),
     "rejected_prompt_never_inserted": (
         "RFD-INSERT-REJECT-ERROR",
@@ -77,7 +77,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-CANCEL-UPDATES-BEFORE-IDLE",
     ),
     "tools_terminal_before_error_idle": ("RFD-FAIL-TOOLS-TERMINAL",),
-    "error_only_with_error_stop_reason": ("RFD-ERROR-FIELD-ONLY",),
     "no_second_stop_reason": (
         "S240-STOP-REPEATED-NOT-COUNTED",
     ),
@@ -169,9 +168,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-ERROR-DETAILS",
         "S240-ERROR-DETAILS-SHOULD",
     ),
-    "stop_reason_known_or_custom": (
-        "S240-STOP-UNKNOWN-RESERVED",
-    ),
     "cancelled_work_ends": (
         "S240-CANCEL-IDLE-CANCELLED",
         "S240-CANCEL-PERM-STOP-WAITING",
@@ -216,3 +212,4 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-RETAIN-NOT-REQUIRED",
     ),
 }
+CITATIONS.update({j.id: j.clauses for j in JUDGES.values()})

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..clauses import CITATIONS, CLAUSES
+from ..judges import JUDGES, records_of_step
 from ..system import IDLE, Step, System
 
 __all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "step_tags"]
@@ -40,6 +41,9 @@ class Property:
     #: sometimes only: the situation is a choice a SHOULD of the 2.4.0 text
     #: discourages, so only a lenient agent makes it under rfd+2.4.0
     lenient_240: bool = False
+    #: the clauses, for a property built from a judge (``model/judges.py``), which
+    #: carries its own; the others' are ``clauses.CITATIONS``
+    cites: tuple[str, ...] = ()
 
     def expectation(self, rules) -> str:
         """What the property is expected to do under ``rules`` ("" when it is no rule of theirs)."""
@@ -54,7 +58,12 @@ class Property:
 
     @property
     def clauses(self) -> tuple[str, ...]:
-        return CITATIONS.get(self.id, ())
+        return self.cites or CITATIONS.get(self.id, ())
+
+    @property
+    def judged(self) -> bool:
+        """Whether the property is a judge of ``model/judges.py``: one definition for check and trace."""
+        return self.id in JUDGES
 
     @property
     def quote(self) -> str:
@@ -86,6 +95,26 @@ def _prop(
         return fn
 
     return register
+
+
+def _judged(judge_id: str) -> None:
+    """Register the property of a judge (``model/judges.py``): it judges the messages the
+    agent sent in each step, with the judge's own definition, level, rule set and clauses."""
+    j = JUDGES[judge_id]
+    read = j.reads
+
+    def check(pre: System, step: Step):
+        for rec in records_of_step(step):
+            if type(rec) is read:
+                why = j.judge(rec)
+                if why:
+                    return why
+        return None
+
+    level = "SHOULD" if j.level.startswith("SHOULD") else "MUST"
+    spec = "2.4.0" if j.since == "2.4.0" else "rfd"
+    PROPERTIES.append(Property(j.id, "step", "must_hold", j.summary[:1].upper() + j.summary[1:] + ".", check,
+                               j.witnesses, level, _on(j.kinds), _APPLIES.get(j.id, _always), spec, cites=j.clauses))
 
 
 def _always(cfg) -> bool:

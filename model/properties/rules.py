@@ -3,9 +3,8 @@ leave open, one function each, registered in ``PROPERTIES`` in this order."""
 
 from __future__ import annotations
 
-from ..config import STOP_REASONS
 from ..system import IDLE, REQUIRES_ACTION, Step, System
-from ._core import _idles, _req_of_any, _processed, _prop, _received, _req_of, _states
+from ._core import _idles, _judged, _req_of_any, _processed, _prop, _received, _req_of, _states
 
 __all__: list[str] = []
 
@@ -27,14 +26,7 @@ def success_only_after_insertion(s: System):
     return None
 
 
-@_prop("always", witnesses=("sometimes_success_response",))
-def success_carries_message_id(s: System):
-    """A success response carries the ID of the message it inserted."""
-    for r in s.agent.reqs:
-        for ans in r.answers:
-            if ans[0] == "ok" and (not ans[1] or ans[1] != r.mid):
-                return f"client {r.cid}'s session/prompt {r.rid} got messageId {ans[1]}, its message is {r.mid}"
-    return None
+_judged("success_carries_message_id")
 
 
 @_prop("step", witnesses=("sometimes_error_response",), on="AgentInsert")
@@ -223,13 +215,7 @@ def tools_terminal_before_error_idle(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_error_idle",), on="state")
-def error_only_with_error_stop_reason(pre: System, step: Step):
-    """An error object appears only beside stopReason error."""
-    for m in _idles(step):
-        if m[3] and m[2] != "error":
-            return f"an idle with stopReason {m[2]!r} carries an error object {m[3]}"
-    return None
+_judged("error_only_with_error_stop_reason")
 
 
 @_prop("step", witnesses=("sometimes_repeated_idle",), on="state")
@@ -323,16 +309,7 @@ def error_idle_carries_details(pre: System, step: Step):
     return None
 
 
-_KNOWN_STOP_REASONS = STOP_REASONS + ("",)
-
-
-@_prop("step", witnesses=("sometimes_work_ends",), on="state", spec="2.4.0")
-def stop_reason_known_or_custom(pre: System, step: Step):
-    """A stop reason is one the schema names or a custom one beginning with `_`."""
-    for m in _idles(step):
-        if m[2] not in _KNOWN_STOP_REASONS and not m[2].startswith("_"):
-            return f"an idle carries stopReason {m[2]!r}: neither a stop reason of the schema nor `_`-prefixed"
-    return None
+_judged("custom_stop_reason_prefixed")
 
 
 @_prop("eventually", witnesses=("sometimes_cancel_ends_work",))

@@ -16,7 +16,7 @@ MUTANT = Mutant(
     "unprefixed-custom-stop-reason",
     "agent ends work with its own stop reason \"completed\", not `_`-prefixed",
     ("S240-STOP-UNKNOWN-RESERVED",),
-    "stop_reason_known_or_custom",
+    "custom_stop_reason_prefixed",
     "failures",
     patches=(wrap("agent", "_end", _make),),
 )

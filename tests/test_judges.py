@@ -1,0 +1,143 @@
+"""One judge: a rule about messages is defined once (model/judges.py) and judges model runs and
+transcripts alike; the rules still defined twice are listed, and the list may only shrink."""
+
+import random
+
+import pytest
+
+from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.config import RFD_RULES, RULE_SETS
+from acp_lifecycle.model.judges import JUDGES, StateUpdate, judge, record_of_json, records_of_step
+from acp_lifecycle.model.properties import BY_ID, PROPERTIES
+from acp_lifecycle.model.system import initial_state, successors
+from acp_lifecycle.model.wire_rules import RULES
+from acp_lifecycle.sims.configs import SUITES, get_suite
+from acp_lifecycle.sims.mutate.core import all_mutants, patched
+from acp_lifecycle.sims.search.explore import explore
+from acp_lifecycle.sims.wire.transcript import check_transcript, export
+
+#: Rule ids a model property and a wire rule still define each in its own way (issue 21:
+#: each moves to model/judges.py, and leaves this list, in the commit that moves it).
+STILL_TWO_DEFINITIONS = {
+    "one_response_per_request",
+    "every_prompt_answered",
+    "distinct_message_ids",
+    "every_inserted_message_echoed",
+    "no_second_stop_reason",
+    "no_update_after_idle_of_its_work",
+    "tools_terminal_before_error_idle",
+    "cancelled_work_ends_cancelled",
+    "resumed_client_sees_current_state",
+    "no_replay_without_replay_from",
+    "chunked_replay_resets_first",
+}
+
+
+def test_a_judge_is_the_one_definition_of_its_property_and_its_wire_rule():
+    for j in JUDGES.values():
+        p, r = BY_ID[j.id], RULES[j.id]
+        assert p.judged and [q.id for q in PROPERTIES].count(j.id) == 1
+        assert (r.level, r.since, r.summary, r.clauses) == (j.level, j.since, j.summary, j.clauses)
+        assert p.clauses == j.clauses
+        assert p.spec == ("2.4.0" if j.since == "2.4.0" else "rfd")
+        assert p.level == ("SHOULD" if j.level.startswith("SHOULD") else "MUST")
+
+
+def test_no_new_rule_is_defined_twice():
+    both = {p.id for p in PROPERTIES} & set(RULES)
+    twice = {i for i in both if i not in JUDGES}
+    assert twice == STILL_TWO_DEFINITIONS, "a rule with two definitions: write it once, as a judge"
+
+
+@pytest.mark.parametrize("rule_id", sorted(STILL_TWO_DEFINITIONS))
+def test_check_and_trace_agree_on_the_rule_set_of_a_rule_still_defined_twice(rule_id):
+    # where it binds: the rule sets under which check expects it to hold, and trace reports it
+    binds = {name for name, rules in RULE_SETS.items() if BY_ID[rule_id].expectation(rules) in ("must_hold", "should")}
+    assert binds == ({"rfd", "rfd+2.4.0"} if RULES[rule_id].since == "rfd" else {"rfd+2.4.0"})
+
+
+def test_a_judge_reads_records_not_tuples():
+    assert judge(StateUpdate("idle", "end_turn", -32603)) == [
+        ("error_only_with_error_stop_reason", "an idle with stopReason 'end_turn' carries an error object")]
+    assert judge(record_of_json("state_update", {"state": "idle", "stopReason": "end_turn", "error": None}))
+    assert not judge(record_of_json("state_update", {"state": "idle", "stopReason": "error", "error": None}))
+    assert judge(record_of_json("state_update", {"state": "idle", "stopReason": "paused"}))[0][0] == \
+        "custom_stop_reason_prefixed"
+    assert not judge(record_of_json("state_update", {"state": "idle", "stopReason": "_paused"}))
+    assert judge(record_of_json("prompt_result", {"messageId": None}, 1))[0][0] == "success_carries_message_id"
+    assert not judge(record_of_json("prompt_result", {"messageId": "m1"}, 1))
+
+
+# --- the same verdicts on a model run and on its transcript ------------------------------
+
+
+def _model_verdicts(trace, rules) -> list[str]:
+    """The judges' findings on a model run, as check applies them (the judged properties), in order."""
+    props = [p for p in PROPERTIES if p.judged and p.expectation(rules)]
+    out = []
+    for pre, step in trace:
+        for p in props:
+            if p.on is None or p.on & {m[0] for _, m in step.emitted}:
+                if p.check(pre, step):
+                    out.append(p.id)
+    return out
+
+
+def _trace_verdicts(trace, rules) -> list[str]:
+    """The judges' findings on the run's transcript, as trace applies them, in order."""
+    entries = list(enumerate(export(trace), 1))
+    found = check_transcript(entries, partial=True, rules=rules.spec)
+    return [f.property for f in found if f.property in JUDGES]
+
+
+def _runs():
+    """Model runs: the counterexample of every seeded bug and of every mutant a judge kills, and
+    random walks of the correct model."""
+    for name, bug in sorted(BUGS.items()):
+        cfg = get_suite(bug.member).members[0]
+        v = explore(cfg, bug.rules).verdicts[bug.breaks]
+        yield f"bug:{name}", v.trace, bug.rules
+    for m in all_mutants().values():
+        if m.kills in JUDGES and not m.seeded:
+            cfg = get_suite(m.member).members[0]
+            rules = m.on()
+            with patched(m):
+                v = explore(cfg, rules, symmetry=False).verdicts[m.kills]
+                yield f"mutant:{m.name}", v.trace, rules
+    rng = random.Random(21)
+    members = SUITES["default"].members
+    for i in range(60):
+        cfg = members[i % len(members)]
+        rules = RULE_SETS["rfd+2.4.0" if i % 2 else "rfd"]
+        s, trace = initial_state(cfg), []
+        while succ := successors(s, cfg, rules):
+            step = rng.choice(succ)
+            trace.append((s, step))
+            s = step.state
+        yield f"walk:{cfg.name}:{i}", trace, rules
+
+
+def test_trace_reports_exactly_what_check_reports_on_every_run():
+    runs = 0
+    caught = 0
+    for name, trace, rules in _runs():
+        model, wire = _model_verdicts(trace, rules), _trace_verdicts(trace, rules)
+        # A broadcast is one message per connection on the wire: count each finding once per run.
+        assert sorted(set(model)) == sorted(set(wire)), name
+        runs += 1
+        caught += bool(model)
+    assert runs > 60 and caught >= 3  # the bug and the mutants that break a judge are among them
+
+
+def test_a_judged_property_reads_the_messages_not_the_bookkeeping():
+    # The agent's records say it answered with message 1; the message it sent carries none.
+    cfg = get_suite("tiny").members[0]
+    s = initial_state(cfg)
+    for step in successors(s, cfg, RFD_RULES):
+        s = step.state
+    steps = [st for st in successors(s, cfg, RFD_RULES)]
+    assert steps
+    step = steps[0]
+    forged = step._replace(emitted=((0, ("ok", 1, 0)),))
+    assert [type(r).__name__ for r in records_of_step(forged)] == ["PromptResult"]
+    assert BY_ID["success_carries_message_id"].check(s, forged)
