@@ -182,8 +182,15 @@ V1_UPDATE_KINDS = frozenset({
     "usage_update", "plan_update", "plan_removed", "notice", "compaction_update", "compaction_summary_chunk",
     "subagent_update", "session_message", "session_message_chunk",
 })
-#: v1 updates that show a prompt turn is under way (session metadata and notices do not)
-TURN_SIGNS = frozenset({
+#: v1 updates that are evidence that the agent took a held prompt and its turn is under way:
+#: the prompt's echo, and the turn's own output (content, tool calls, plans). A permission
+#: request and the v1 response are evidence too. Session metadata (commands, modes, config
+#: options, session info, usage) and notices are not: an agent sends them at any time, about
+#: the session rather than a prompt (claude-agent-acp's commands arrive after session/new,
+#: its usage after a turn), so they cannot tell that this prompt was taken. Neither is
+#: anything the bridge did itself: "An ID assigned in advance is not by itself evidence of
+#: insertion."
+EVIDENCE = frozenset({
     "user_message_chunk", "user_message", "agent_message_chunk", "agent_thought_chunk", "tool_call",
     "tool_call_update", "plan", "plan_update",
 })
@@ -340,11 +347,13 @@ class _Bridge:
         side = self.agent_side if entry.get("from") == "client" else self.trace
         side.append(Out(self._line if cause is None else cause, self._line, entry))
 
-    def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> None:
+    def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> bool:
+        """Send ``msg`` as ``sender`` on ``conn``; False when the output gate stopped it."""
         check = self.validators.get(sender)
         if check is not None and not self._valid(check, conn, sender, msg, cause):
-            return
+            return False
         self._emit_entry({"conn": conn, "from": sender, "msg": msg}, cause)
+        return True
 
     def _valid(self, check, conn: str, sender: str, msg: dict, cause: int | None) -> bool:
         """The output gate: True when ``msg`` validates against its side's schema. Otherwise

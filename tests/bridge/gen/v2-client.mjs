@@ -49,7 +49,18 @@ async function untilIdle(session) {
 
 const app = acp
   .client({ name: "v2-client-ts" })
-  .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+  .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
+    if (params.title === "Long search") {
+      // The slow prompt's permission request (agents --like-published ask one): left
+      // unanswered until the agent cancels it with $/cancel_request (the work ended).
+      const how = await new Promise((resolve) => {
+        if (signal.aborted) return resolve("$/cancel_request");
+        const timer = setTimeout(() => resolve("timeout"), 10000);
+        signal.addEventListener("abort", () => { clearTimeout(timer); resolve("$/cancel_request"); });
+      });
+      outcome.slowPermission = { cancelledBy: how };
+      return { outcome: { outcome: "cancelled" } };
+    }
     outcome.permission = { title: params.title, subject: params.subject?.type ?? null };
     return { outcome: { outcome: "selected", optionId: params.options[0].optionId } };
   })
