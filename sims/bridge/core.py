@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import deque
 from typing import NamedTuple
 
 from .translate import say
@@ -276,7 +277,7 @@ class _Bridge:
     to = ""
     BUGS: tuple[str, ...] = ()
 
-    def __init__(self, bug: str = "", validators: dict | None = None) -> None:
+    def __init__(self, bug: str = "", validators: dict | None = None, history: bool = True) -> None:
         if bug and bug not in self.BUGS:
             raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
         self.bug = bug
@@ -296,6 +297,11 @@ class _Bridge:
         self.agent_side: list[Out] = []
         #: input lines that carried nothing new and were absorbed (see the module doc)
         self.absorbed: list[int] = []
+        #: Keep ``trace``, ``agent_side`` and ``absorbed`` (what the converter and the properties
+        #: read). A live bridge (``bridge serve``) runs without: it keeps only what the translation
+        #: needs, so its memory stays flat over a long session, and empties ``problems`` itself.
+        self.history = history
+        self._recent: deque = deque(maxlen=4)  # the last problems (one said once, see problem())
         self._line = 0
         self._out: list[dict] = []
 
@@ -311,7 +317,8 @@ class _Bridge:
                 self.problem("malformed", "not a transcript entry (an object with conn)")
             elif entry.get("event") == "closed":
                 self._emit_entry(dict(entry))
-                self.agent_side.append(Out(self._line, self._line, dict(entry)))
+                if self.history:
+                    self.agent_side.append(Out(self._line, self._line, dict(entry)))
                 self._closed(str(entry["conn"]))
             elif entry.get("from") not in ("client", "agent"):
                 self.problem("malformed", 'not a transcript entry: "from" must be "client" or "agent"')
@@ -320,8 +327,9 @@ class _Bridge:
                 if why:
                     self.problem("malformed", f"not a JSON-RPC message: {why}; not forwarded")
                 else:
-                    side = self.trace if entry["from"] == "client" else self.agent_side
-                    side.append(Out(self._line, self._line, {"conn": str(entry["conn"]), "from": entry["from"], "msg": entry["msg"]}))
+                    if self.history:
+                        side = self.trace if entry["from"] == "client" else self.agent_side
+                        side.append(Out(self._line, self._line, {"conn": str(entry["conn"]), "from": entry["from"], "msg": entry["msg"]}))
                     self._message(str(entry["conn"]), entry["from"], entry["msg"])
         except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
             why = next(why for cls, why in _UNREADABLE.items() if isinstance(e, cls))
@@ -338,14 +346,21 @@ class _Bridge:
     # -- helpers ----------------------------------------------------------------
     def problem(self, kind: str, message: str, line: int | None = None) -> None:
         p = Problem(self._line if line is None else line, message, kind)
-        if p not in self.problems[-4:]:  # one idle answering several prompts says it once
+        if p not in self._recent:  # one idle answering several prompts says it once
+            self._recent.append(p)
             self.problems.append(p)
+
+    def absorb(self) -> None:
+        """The input line carried nothing new (see the module doc)."""
+        if self.history:
+            self.absorbed.append(self._line)
 
     def _emit_entry(self, entry: dict, cause: int | None = None) -> None:
         """Send ``entry``: to the agent when it is from the client, else to the clients."""
         self._out.append(entry)
-        side = self.agent_side if entry.get("from") == "client" else self.trace
-        side.append(Out(self._line if cause is None else cause, self._line, entry))
+        if self.history:
+            side = self.agent_side if entry.get("from") == "client" else self.trace
+            side.append(Out(self._line if cause is None else cause, self._line, entry))
 
     def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> bool:
         """Send ``msg`` as ``sender`` on ``conn``; False when the output gate stopped it."""

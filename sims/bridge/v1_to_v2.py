@@ -99,8 +99,8 @@ class V1AgentToV2Client(_Bridge):
     to = "v2"
     BUGS = ("v2-idle-drop-error", "v2-answer-before-insertion")
 
-    def __init__(self, insertion: str = "echo", bug: str = "", validators: dict | None = None) -> None:
-        super().__init__(bug, validators)
+    def __init__(self, insertion: str = "echo", bug: str = "", validators: dict | None = None, history: bool = True) -> None:
+        super().__init__(bug, validators, history)
         if insertion not in ("echo", "immediate"):
             raise ValueError(f"insertion must be 'echo' or 'immediate', not {insertion!r}")
         self.insertion = insertion
@@ -244,7 +244,7 @@ class V1AgentToV2Client(_Bridge):
                 # The v2 prompt was answered at insertion: "Receivers MUST ignore this
                 # notification for an unknown or already-answered request ID"; in v1 it
                 # would cancel the turn, so it is not forwarded.
-                self.absorbed.append(self._line)
+                self.absorb()
                 return
         if method == "session/cancel" and s is not None:
             if s.fg in WORKING:
@@ -441,7 +441,7 @@ class V1AgentToV2Client(_Bridge):
         if asked == "session/resume":
             replay = self._replays.pop(conn, None)
             if replay is not None and replay.withheld:
-                self.absorbed.append(self._line)
+                self.absorb()
         if "result" in msg and isinstance(result, dict):
             notes: list = []
             if asked == "initialize":
@@ -596,7 +596,7 @@ class V1AgentToV2Client(_Bridge):
             tid = update.get("toolCallId")
             if tid in s.ended_tools and tid not in s.tools:
                 if tid in s.failed_by_bridge and update.get("status") == "failed" and set(update) <= {"sessionUpdate", "toolCallId", "status"}:
-                    self.absorbed.append(self._line)  # repeats the failed status the bridge already sent
+                    self.absorb()  # repeats the failed status the bridge already sent
                     return
                 self.problem(
                     "update-after-idle",
@@ -656,7 +656,7 @@ class V1AgentToV2Client(_Bridge):
         kind = update["sessionUpdate"]
         if not replay.forward:
             replay.withheld += 1
-            self.absorbed.append(self._line)  # the client asked no replay (problem resume-through-load)
+            self.absorb()  # the client asked no replay (problem resume-through-load)
             return
         if kind == "state_update":
             self.problem("v1-agent-not-v1", "a state_update from the v1 agent: v1 has none, and the bridge reports state itself; not forwarded")

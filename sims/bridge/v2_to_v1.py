@@ -69,8 +69,8 @@ class V2AgentToV1Client(_Bridge):
     to = "v1"
     BUGS = ("v1-error-stop-reason", "v1-drop-error-code")
 
-    def __init__(self, background: str = "forward", bug: str = "", validators: dict | None = None) -> None:
-        super().__init__(bug, validators)
+    def __init__(self, background: str = "forward", bug: str = "", validators: dict | None = None, history: bool = True) -> None:
+        super().__init__(bug, validators, history)
         if background not in ("forward", "drop"):
             raise ValueError(f"background must be 'forward' or 'drop', not {background!r}")
         self.background = background
@@ -326,7 +326,7 @@ class V2AgentToV1Client(_Bridge):
             # resume have none ("Repeated or resume snapshots ... MUST NOT be counted as new
             # completions"); the state itself is kept for the prompts to come.
             c.fg = "idle" if update.get("state") == "idle" else update.get("state", c.fg)
-            self.absorbed.append(self._line)
+            self.absorb()
             return
         if c.setup == "session/resume" and kind in ("user_message", "user_message_chunk", "agent_message",
                                                      "agent_message_chunk", "agent_thought", "agent_thought_chunk"):
@@ -347,7 +347,7 @@ class V2AgentToV1Client(_Bridge):
             self.problem("whole-message-clear", f"{a(kind)} for {say(mid)} with _meta: null: v1 chunks cannot unset _meta; content forwarded")
         key = (kind, mid)  # each message type has its own ID space (2.4.0 MessageId)
         if key in c.content and c.content[key] == content and "_meta" not in update:
-            self.absorbed.append(self._line)  # replaces the content with what the v1 client already holds
+            self.absorb()  # replaces the content with what the v1 client already holds
             return
         if key in c.content:
             self.problem("whole-after-chunks", f"{a(kind)} for {say(mid)} after the v1 client received content for it: v1 has no way to replace earlier chunks; not forwarded")
