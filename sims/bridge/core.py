@@ -117,7 +117,7 @@ OPEN_QUESTIONS: dict[str, tuple[str, str, str]] = {
     "no-idle": ("v1", "an inserted prompt whose work never reports idle", Q_V1_END),
     "no-v1-equivalent": ("v1", "a v2 message, field or value with no v1 counterpart", Q_RUNTIME),
     # v1 agent -> v2 clients
-    "ambiguous-echo": ("v2", "a v1 echo while several prompts await insertion", Q_CORRELATE),
+    "ambiguous-echo": ("v2", "a v1 echo (or other first evidence of insertion) while several prompts await insertion", Q_CORRELATE),
     "echo-after-error": ("v2", "a v1 echo after the bridge forwarded an error response as a rejection", Q_RESPONSE),
     "several-stop-reasons": ("v2", "overlapping v1 turns that end differently: v2 has one idle for the session", Q_SESSION_SCOPED),
     "failure-while-work-continues": ("v2", "one of several held v1 prompts fails while another keeps the turn open", Q_RESPONSE),

@@ -434,6 +434,6 @@ BRIDGE_BUGS: dict[str, tuple[str, str, str]] = {
     ),
     "v2-answer-before-insertion": (
         "v2", "v2-response-at-insertion-point",
-        "the v2 prompt is answered with a messageId at receipt, before the echo that is the insertion point",
+        "the v2 prompt is answered with a messageId at receipt, before any evidence of insertion",
     ),
 }

@@ -81,9 +81,12 @@ _ASSUMED = {"load": True, "resume": True, "close": True, "list": True}
 class V1AgentToV2Client(_Bridge):
     """Between a v1 agent and v2 clients.
 
-    ``insertion="echo"``: the insertion point is the v1 agent's
-    ``user_message_chunk`` echo of the prompt (or its response, which proves it
-    took the prompt); ``"immediate"``: as soon as the bridge forwards the prompt.
+    ``insertion="echo"`` (the default): the insertion point is the first evidence
+    that the v1 agent took the prompt: its ``user_message_chunk`` echo, any other
+    output of the turn for that session (``EVIDENCE``: content, tool calls, plans;
+    a permission request), or its response. Published agents do not echo, so
+    waiting for an echo would answer every prompt at the end of its turn.
+    ``"immediate"``: as soon as the bridge forwards the prompt.
     At the insertion point the bridge answers the v2 ``session/prompt`` with
     ``{"messageId"}`` (the echo's ``messageId``, else ``bridge_msg_N``) and
     reports the user message under that ID. ``running`` goes out when the turn
