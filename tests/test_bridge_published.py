@@ -328,3 +328,41 @@ def test_a_live_bridges_memory_stays_flat_over_many_turns():
 def test_bench_bridge_serve_memory_stays_within_one_and_a_half_times_turn_one():
     r = _bench().run(turns=40, updates=2000, gate=False)
     assert r["ratio"] <= 1.5, r
+
+
+def test_a_live_v2_to_v1_bridge_keeps_a_digest_of_each_message_not_its_text():
+    from acp_lifecycle.sims.bridge import V2AgentToV1Client
+
+    b = V2AgentToV1Client(history=False)
+    n = 0
+
+    def feed(e):
+        nonlocal n
+        n += 1
+        return b.feed(e, n)
+
+    def turn(t):
+        feed(prompt(t))
+        agent = [{"jsonrpc": "2.0", "id": t, "result": {"messageId": f"u{t}"}},
+                 {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": SID, "update": {"sessionUpdate": "state_update", "state": "running"}}}]
+        agent += [{"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": SID, "update": {
+            "sessionUpdate": "agent_message_chunk", "messageId": f"a{t}", "content": {"type": "text", "text": f"word {i} " * 8}}}}
+            for i in range(300)]
+        agent.append({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": SID, "update": {
+            "sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}}})
+        sent = [out for m in agent for out in feed({"conn": "c0", "from": "agent", "msg": m})]
+        b.problems.clear()
+        return sent
+
+    tracemalloc.start()
+    try:
+        for t in range(1, 4):
+            assert turn(t)[-1]["msg"] == {"jsonrpc": "2.0", "id": t, "result": {"stopReason": "end_turn"}}
+        early = tracemalloc.get_traced_memory()[0]
+        for t in range(4, 64):
+            turn(t)
+        late = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    # 60 turns of 300 chunks of 64 characters: the text alone is over a megabyte
+    assert late - early < 120 * 1024, late - early  # (keeping the text: 5.6 MB)
