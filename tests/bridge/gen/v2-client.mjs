@@ -4,7 +4,8 @@
 // `acp-lifecycle bridge serve --to v2 ... -- <a v1 agent>`) and runs four sessions on one connection:
 //
 //   1. a prompt that completes (the agent asks permission; the client allows)
-//   2. a prompt cancelled with session/cancel once it was inserted
+//   2. a prompt cancelled with session/cancel once it was inserted (a permission request it asks,
+//      as agents --like-published do, is left unanswered until the agent cancels it)
 //   3. a prompt that fails after insertion, then one the agent rejects before insertion
 //   4. session/resume of session 1 with replayFrom {type: "start"}, then session/close of all three
 //
