@@ -5,7 +5,7 @@ Two bridges, each fed transcript entries (``{"conn", "from", "msg"}``, see
 other side sees:
 
 * ``V1AgentToV2Client``: a v1 agent behind, v2 clients in front. It picks its
-  insertion point (the v1 agent's echo of the prompt, or at once), answers the
+  insertion point (the first evidence the v1 agent took the prompt, or at once), answers the
   v2 ``session/prompt`` there with ``{"messageId"}``, reports ``running`` when
   the v1 turn is under way and turns the v1 response into the idle
   ``state_update`` (a v1 error after insertion into an idle ``error``).

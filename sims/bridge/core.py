@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import deque
 from typing import NamedTuple
 
 from .translate import say
@@ -116,7 +117,7 @@ OPEN_QUESTIONS: dict[str, tuple[str, str, str]] = {
     "no-idle": ("v1", "an inserted prompt whose work never reports idle", Q_V1_END),
     "no-v1-equivalent": ("v1", "a v2 message, field or value with no v1 counterpart", Q_RUNTIME),
     # v1 agent -> v2 clients
-    "ambiguous-echo": ("v2", "a v1 echo while several prompts await insertion", Q_CORRELATE),
+    "ambiguous-echo": ("v2", "a v1 echo (or other first evidence of insertion) while several prompts await insertion", Q_CORRELATE),
     "echo-after-error": ("v2", "a v1 echo after the bridge forwarded an error response as a rejection", Q_RESPONSE),
     "several-stop-reasons": ("v2", "overlapping v1 turns that end differently: v2 has one idle for the session", Q_SESSION_SCOPED),
     "failure-while-work-continues": ("v2", "one of several held v1 prompts fails while another keeps the turn open", Q_RESPONSE),
@@ -182,8 +183,15 @@ V1_UPDATE_KINDS = frozenset({
     "usage_update", "plan_update", "plan_removed", "notice", "compaction_update", "compaction_summary_chunk",
     "subagent_update", "session_message", "session_message_chunk",
 })
-#: v1 updates that show a prompt turn is under way (session metadata and notices do not)
-TURN_SIGNS = frozenset({
+#: v1 updates that are evidence that the agent took a held prompt and its turn is under way:
+#: the prompt's echo, and the turn's own output (content, tool calls, plans). A permission
+#: request and the v1 response are evidence too. Session metadata (commands, modes, config
+#: options, session info, usage) and notices are not: an agent sends them at any time, about
+#: the session rather than a prompt (claude-agent-acp's commands arrive after session/new,
+#: its usage after a turn), so they cannot tell that this prompt was taken. Neither is
+#: anything the bridge did itself: "An ID assigned in advance is not by itself evidence of
+#: insertion."
+EVIDENCE = frozenset({
     "user_message_chunk", "user_message", "agent_message_chunk", "agent_thought_chunk", "tool_call",
     "tool_call_update", "plan", "plan_update",
 })
@@ -269,7 +277,7 @@ class _Bridge:
     to = ""
     BUGS: tuple[str, ...] = ()
 
-    def __init__(self, bug: str = "", validators: dict | None = None) -> None:
+    def __init__(self, bug: str = "", validators: dict | None = None, history: bool = True) -> None:
         if bug and bug not in self.BUGS:
             raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
         self.bug = bug
@@ -289,6 +297,11 @@ class _Bridge:
         self.agent_side: list[Out] = []
         #: input lines that carried nothing new and were absorbed (see the module doc)
         self.absorbed: list[int] = []
+        #: Keep ``trace``, ``agent_side`` and ``absorbed`` (what the converter and the properties
+        #: read). A live bridge (``bridge serve``) runs without: it keeps only what the translation
+        #: needs, so its memory stays flat over a long session, and empties ``problems`` itself.
+        self.history = history
+        self._recent: deque = deque(maxlen=4)  # the last problems (one said once, see problem())
         self._line = 0
         self._out: list[dict] = []
 
@@ -304,7 +317,8 @@ class _Bridge:
                 self.problem("malformed", "not a transcript entry (an object with conn)")
             elif entry.get("event") == "closed":
                 self._emit_entry(dict(entry))
-                self.agent_side.append(Out(self._line, self._line, dict(entry)))
+                if self.history:
+                    self.agent_side.append(Out(self._line, self._line, dict(entry)))
                 self._closed(str(entry["conn"]))
             elif entry.get("from") not in ("client", "agent"):
                 self.problem("malformed", 'not a transcript entry: "from" must be "client" or "agent"')
@@ -313,8 +327,9 @@ class _Bridge:
                 if why:
                     self.problem("malformed", f"not a JSON-RPC message: {why}; not forwarded")
                 else:
-                    side = self.trace if entry["from"] == "client" else self.agent_side
-                    side.append(Out(self._line, self._line, {"conn": str(entry["conn"]), "from": entry["from"], "msg": entry["msg"]}))
+                    if self.history:
+                        side = self.trace if entry["from"] == "client" else self.agent_side
+                        side.append(Out(self._line, self._line, {"conn": str(entry["conn"]), "from": entry["from"], "msg": entry["msg"]}))
                     self._message(str(entry["conn"]), entry["from"], entry["msg"])
         except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
             why = next(why for cls, why in _UNREADABLE.items() if isinstance(e, cls))
@@ -331,20 +346,29 @@ class _Bridge:
     # -- helpers ----------------------------------------------------------------
     def problem(self, kind: str, message: str, line: int | None = None) -> None:
         p = Problem(self._line if line is None else line, message, kind)
-        if p not in self.problems[-4:]:  # one idle answering several prompts says it once
+        if p not in self._recent:  # one idle answering several prompts says it once
+            self._recent.append(p)
             self.problems.append(p)
+
+    def absorb(self) -> None:
+        """The input line carried nothing new (see the module doc)."""
+        if self.history:
+            self.absorbed.append(self._line)
 
     def _emit_entry(self, entry: dict, cause: int | None = None) -> None:
         """Send ``entry``: to the agent when it is from the client, else to the clients."""
         self._out.append(entry)
-        side = self.agent_side if entry.get("from") == "client" else self.trace
-        side.append(Out(self._line if cause is None else cause, self._line, entry))
+        if self.history:
+            side = self.agent_side if entry.get("from") == "client" else self.trace
+            side.append(Out(self._line if cause is None else cause, self._line, entry))
 
-    def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> None:
+    def emit(self, conn: str, sender: str, msg: dict, cause: int | None = None) -> bool:
+        """Send ``msg`` as ``sender`` on ``conn``; False when the output gate stopped it."""
         check = self.validators.get(sender)
         if check is not None and not self._valid(check, conn, sender, msg, cause):
-            return
+            return False
         self._emit_entry({"conn": conn, "from": sender, "msg": msg}, cause)
+        return True
 
     def _valid(self, check, conn: str, sender: str, msg: dict, cause: int | None) -> bool:
         """The output gate: True when ``msg`` validates against its side's schema. Otherwise

@@ -9,7 +9,7 @@ from typing import Callable
 from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS, check_transcript
 
 from .core import (
-    CANCELLED, INTERNAL_ERROR, Q_ADAPTER, Q_ANY_TIME, Q_CHUNKS, Q_NO_EARLY, Q_RESPONSE, Q_V1_CLOSED, Q_V1_END,
+    CANCELLED, EVIDENCE, INTERNAL_ERROR, Q_ADAPTER, Q_ANY_TIME, Q_CHUNKS, Q_NO_EARLY, Q_RESPONSE, Q_V1_CLOSED, Q_V1_END,
     Q_V1_TO_V2, Q_V1_UNCHANGED, Q_V2_TO_V1, V1_AGENT_FAULTS, V1_UPDATE_KINDS, WORKING, _key, _params,
 )
 from .run import BridgeRun
@@ -277,10 +277,15 @@ def _v2_insertion_point(run: BridgeRun) -> list[str]:
             if immediate:
                 ok = o.cause == req
             else:
-                echo = sm.get("method") == "session/update" and _params(sm).get("update", {}).get("sessionUpdate") in (
-                    "user_message", "user_message_chunk")
+                # Evidence the agent took the prompt: its echo or other output of the turn
+                # (EVIDENCE), a permission request of the prompt's session, or its response.
+                sid = _params(_msg(run.out[prompts[k]].entry) or {}).get("sessionId")
+                method = sm.get("method")
+                evidence = _params(sm).get("sessionId") == sid and (
+                    method == "session/update" and _params(sm).get("update", {}).get("sessionUpdate") in EVIDENCE
+                    or method == "session/request_permission")
                 own = src.get("from") == "agent" and "method" not in sm and (str(src.get("conn")), _key(sm.get("id"))) == k
-                ok = src.get("from") == "agent" and (echo or own) and o.cause > req
+                ok = src.get("from") == "agent" and (evidence or own) and o.cause > req
             if not ok or o.at < o.cause:
                 bad.append(
                     f"the v2 success response to prompt {_id(k)} (line {req}) was sent at input line {o.at}, "
@@ -390,7 +395,8 @@ PROPERTIES: tuple[BridgeProperty, ...] = (
                    "RFD", Q_V1_UNCHANGED, _v1_speaks_v1),
     BridgeProperty("v2-rules-hold", "v2", "the bridged transcript passes every v2 rule of `acp-lifecycle trace`",
                    "RFD", "(every property of sims.wire.transcript.check_transcript)", _v2_rules),
-    BridgeProperty("v2-response-at-insertion-point", "v2", "the v2 success response never precedes the bridge's insertion point",
+    BridgeProperty("v2-response-at-insertion-point", "v2",
+                   "the v2 success response never precedes the bridge's insertion point (the first evidence the agent took the prompt)",
                    "RFD, Correlate prompts with accepted user messages", Q_ADAPTER + " / " + Q_NO_EARLY, _v2_insertion_point),
     BridgeProperty("v2-error-after-insertion-becomes-error-idle", "v2",
                    "a v1 error after insertion becomes an idle error with the same error object; before it, the v2 error response",
@@ -428,6 +434,6 @@ BRIDGE_BUGS: dict[str, tuple[str, str, str]] = {
     ),
     "v2-answer-before-insertion": (
         "v2", "v2-response-at-insertion-point",
-        "the v2 prompt is answered with a messageId at receipt, before the echo that is the insertion point",
+        "the v2 prompt is answered with a messageId at receipt, before any evidence of insertion",
     ),
 }

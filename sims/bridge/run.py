@@ -106,7 +106,7 @@ def bridge_file(path, to: str, partial: bool = False, **options) -> tuple[str, l
 
 def bridge_command(
     path, to: str, insertion: str | None = None, as_json: bool = False, partial: bool = False,
-    background: str | None = None, out=None, err=None,
+    background: str | None = None, out=None, err=None, validators: dict | None = None,
 ) -> int:
     """``acp-lifecycle bridge --to v1|v2 FILE``: the transcript on ``out``, problems on ``err``.
 
@@ -118,6 +118,9 @@ def bridge_command(
     and line) for an unusable file. The CLI turns both errors into exit status 2.
     With ``as_json`` one object goes to ``out``: ``{"file", "to", "options",
     "transcript": [entries], "problems": [{"line", "kind", "message"}]}``.
+    ``validators`` (``serve.load_validators``, as the CLI passes them) is the output
+    gate of ``bridge serve``: a message the bridge built that its side's schema rejects
+    is not written, and is a problem ``invalid-output`` at its line.
     """
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -132,7 +135,7 @@ def bridge_command(
     else:
         raise ValueError(f"--to must be v1 or v2, not {to!r}")
     make_bridge(to, **options)  # validates the option values before reading the file
-    text, problems = bridge_file(path, to, partial, **options)
+    text, problems = bridge_file(path, to, partial, validators=validators, **options)
     if as_json:
         data = {
             "file": str(path),

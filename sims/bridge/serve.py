@@ -133,7 +133,8 @@ async def serve(
     and the agent ``command``. Returns the exit status: the agent's when it failed, else 0."""
     stderr = stderr or sys.stderr
     options = dict(options or {})
-    bridge: _Bridge = make_bridge(to, validators=validators, **options)
+    # No history: the bridge keeps only what the translation needs (memory stays flat).
+    bridge: _Bridge = make_bridge(to, validators=validators, history=False, **options)
     loop = asyncio.get_running_loop()
     limit = 64 * 1024 * 1024
     try:
@@ -151,15 +152,13 @@ async def serve(
     queue: asyncio.Queue = asyncio.Queue()
     readers = [asyncio.ensure_future(_lines(stdin, "client", queue)), asyncio.ensure_future(_lines(agent.stdout, "agent", queue))]
     n = 0
-    reported = 0
     open_sides = {"client", "agent"}
 
     def say_problems() -> None:
-        nonlocal reported
-        for p in bridge.problems[reported:]:
+        for p in bridge.problems:
             stderr.write(f"bridge: message {p.line}: {p.kind}: {p.message}\n")
             recorder.problem(p)
-        reported = len(bridge.problems)
+        bridge.problems.clear()  # said and recorded: not kept
         stderr.flush()
 
     async def send(entries) -> None:

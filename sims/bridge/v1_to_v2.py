@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
 
 from . import translate as tr
-from .core import CANCELLED, TURN_SIGNS, WORKING, _Bridge, _key, _params, _update, _with_id
+from .core import CANCELLED, EVIDENCE, WORKING, _Bridge, _key, _params, _update, _with_id
 from .translate import say
 
 
@@ -29,6 +29,7 @@ class _Held:
     answered: bool = False  # the v2 success response was sent
     inserted: bool = False  # the bridge reported the message inserted
     mid: str | None = None
+    span: int = 0  # the foreground span in which it was inserted or rejected
 
 
 @dataclass
@@ -41,7 +42,6 @@ class _Session2:
     v1_cancel_line: int = 0  # a session/cancel while a v1 prompt was held (v1's rule)
     idmap: dict = field(default_factory=dict)  # v1 message key -> v2 messageId
     unmatched: list = field(default_factory=list)  # _Held reported whole, whose v1 echo has not come
-    whole: set = field(default_factory=set)  # messageIds the bridge reported whole itself
     echoed: set = field(default_factory=set)  # (conn, messageId) that received an echo of a whole-reported message
     rejected: list = field(default_factory=list)  # _Held forwarded as error before any echo (echo mode)
     tools: dict = field(default_factory=dict)  # tool calls of the current span -> status
@@ -51,6 +51,9 @@ class _Session2:
     finished: set = field(default_factory=set)  # messageIds of prompts the v1 agent has answered
     titles: dict = field(default_factory=dict)  # tool call -> its last title (a v2 permission request needs one)
     closing: list = field(default_factory=list)  # (conn, request) of session/close the bridge answers when the turn ends
+    runs: dict = field(default_factory=dict)  # conn -> (kind, ID): the v1 message without messageId under way
+    permissions: dict = field(default_factory=dict)  # (conn, id key) -> id: permission requests the v2 clients hold
+    span: int = 0  # foreground spans reported so far
 
     def add_conn(self, conn: str) -> None:
         if conn not in self.conns:
@@ -78,9 +81,12 @@ _ASSUMED = {"load": True, "resume": True, "close": True, "list": True}
 class V1AgentToV2Client(_Bridge):
     """Between a v1 agent and v2 clients.
 
-    ``insertion="echo"``: the insertion point is the v1 agent's
-    ``user_message_chunk`` echo of the prompt (or its response, which proves it
-    took the prompt); ``"immediate"``: as soon as the bridge forwards the prompt.
+    ``insertion="echo"`` (the default): the insertion point is the first evidence
+    that the v1 agent took the prompt: its ``user_message_chunk`` echo, any other
+    output of the turn for that session (``EVIDENCE``: content, tool calls, plans;
+    a permission request), or its response. Published agents do not echo, so
+    waiting for an echo would answer every prompt at the end of its turn.
+    ``"immediate"``: as soon as the bridge forwards the prompt.
     At the insertion point the bridge answers the v2 ``session/prompt`` with
     ``{"messageId"}`` (the echo's ``messageId``, else ``bridge_msg_N``) and
     reports the user message under that ID. ``running`` goes out when the turn
@@ -96,15 +102,16 @@ class V1AgentToV2Client(_Bridge):
     to = "v2"
     BUGS = ("v2-idle-drop-error", "v2-answer-before-insertion")
 
-    def __init__(self, insertion: str = "echo", bug: str = "", validators: dict | None = None) -> None:
-        super().__init__(bug, validators)
+    def __init__(self, insertion: str = "echo", bug: str = "", validators: dict | None = None, history: bool = True) -> None:
+        super().__init__(bug, validators, history)
         if insertion not in ("echo", "immediate"):
             raise ValueError(f"insertion must be 'echo' or 'immediate', not {insertion!r}")
         self.insertion = insertion
         self._sessions: dict[str, _Session2] = {}
         self._held: dict[tuple, _Held] = {}  # (conn, id key) -> _Held
         self._next = 0
-        self._noid: dict[str, list] = {}  # conn -> [kind of the last update, sequence]
+        self._next_echo = 0
+        self._cancelled_permissions: set = set()  # (conn, id key) of permission requests the bridge cancelled
         self._caps: dict[str, dict] = {}  # conn -> what the v1 agent supports (its initialize result)
         self._routes: dict[tuple, tuple] = {}  # (conn, id key) -> (what the client asked, what the agent got)
         self._replays: dict[str, _Replay] = {}  # conn -> the session/load under way for a resume
@@ -144,19 +151,23 @@ class V1AgentToV2Client(_Bridge):
         if method == "session/request_permission":
             s = self._session(sid)
             if conn not in self._replays:
-                self._started(s, sid)  # a permission request belongs to the turn
+                self._evidence(s, sid, "a permission request")  # a permission request belongs to the turn
             tool = params.get("toolCall") if isinstance(params.get("toolCall"), dict) else {}
             if "toolCall" not in params and "title" in params:
-                self.emit(conn, "agent", msg)  # (the model's v1 agent asks in v2's shape)
-                return
-            new, notes = tr.permission_to_v2(params, s.titles.get(tool.get("toolCallId")))
-            for note in notes:
-                self.problem("no-v2-equivalent", note)
+                new = params  # (the model's v1 agent asks in v2's shape)
+            else:
+                new, notes = tr.permission_to_v2(params, s.titles.get(tool.get("toolCallId")))
+                for note in notes:
+                    self.problem("no-v2-equivalent", note)
             if new is None:
                 self.reply(conn, "agent", msg, result={"outcome": {"outcome": "cancelled"}})
                 return
-            self.emit(conn, "agent", dict(msg, params=new))
+            sent = self.emit(conn, "agent", msg if new is params else dict(msg, params=new))
+            if sent and "id" in msg and s.turn and conn not in self._replays:
+                s.permissions[(conn, _key(msg["id"]))] = msg["id"]  # cancelled if the turn ends unanswered
         elif method in tr.V2_CLIENT_METHODS or method.startswith("_") or method == "$/cancel_request":
+            if method == "$/cancel_request":
+                self._permission_settled(conn, params.get("requestId"))  # the agent cancels it itself
             self.emit(conn, "agent", msg)
         else:
             self.unbridged(conn, "agent", msg, "v2")
@@ -164,13 +175,38 @@ class V1AgentToV2Client(_Bridge):
     def _client_response(self, conn: str, msg: dict) -> None:
         """A v2 client's answer to a request of the v1 agent."""
         method = self._asked.get((conn, "agent", _key(msg.get("id"))))
+        cancelled = self._permission_settled(conn, msg.get("id"))
         if method == "session/request_permission" and isinstance(msg.get("result"), dict):
             result, notes = tr.permission_result_to_v1(msg["result"])
             for note in notes:
                 self.problem("no-v2-equivalent", note)
             msg = dict(msg, result=result)
+        elif method == "session/request_permission" and cancelled and (msg.get("error") or {}).get("code") == CANCELLED:
+            # The bridge cancelled it, not the v1 agent, which still waits for v1's answer
+            # to a cancelled permission request: the cancelled outcome.
+            msg = {"jsonrpc": "2.0", "id": msg.get("id"), "result": {"outcome": {"outcome": "cancelled"}}}
         self.emit(conn, "client", msg)
         self.answered(conn, "agent", msg.get("id"))
+
+    def _permission_settled(self, conn: str, rid) -> bool:
+        """A permission request answered (or cancelled by the agent): no longer pending.
+        True when the bridge had cancelled it."""
+        k = (conn, _key(rid))
+        for s in self._sessions.values():
+            s.permissions.pop(k, None)
+        if k in self._cancelled_permissions:
+            self._cancelled_permissions.discard(k)
+            return True
+        return False
+
+    def _cancel_permissions(self, s: _Session2) -> None:
+        """The v1 turn ended while v2 clients still hold its permission requests: cancel
+        them (2.4.0: the Agent "SHOULD cancel each of them with `$/cancel_request`"; a v1
+        agent that ends its turn stops waiting for them)."""
+        for (conn, k), rid in s.permissions.items():
+            self._cancelled_permissions.add((conn, k))
+            self.emit(conn, "agent", {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": rid}})
+        s.permissions = {}
 
     def _agent_caps(self, conn: str) -> dict:
         return self._caps.get(conn) or next(iter(self._caps.values()), _ASSUMED)
@@ -211,7 +247,7 @@ class V1AgentToV2Client(_Bridge):
                 # The v2 prompt was answered at insertion: "Receivers MUST ignore this
                 # notification for an unknown or already-answered request ID"; in v1 it
                 # would cancel the turn, so it is not forwarded.
-                self.absorbed.append(self._line)
+                self.absorb()
                 return
         if method == "session/cancel" and s is not None:
             if s.fg in WORKING:
@@ -323,7 +359,37 @@ class V1AgentToV2Client(_Bridge):
         """
         if s.fg == "idle" and s.turn:
             s.fg, s.stops, s.cancel_line, s.tools = "running", [], 0, {}
+            s.span += 1
+            # What a span two spans back left can no longer be matched (an echo comes in
+            # its turn, or right after its response): forget it, so memory stays flat.
+            s.unmatched = [h for h in s.unmatched if h.span >= s.span - 1]
+            s.rejected = [h for h in s.rejected if h.span >= s.span - 1]
             self._broadcast(s, sid, {"sessionUpdate": "state_update", "state": "running"})
+
+    def _evidence(self, s: _Session2, sid, what: str) -> None:
+        """An update or request of the v1 agent for this session that only the turn's work
+        sends (``EVIDENCE``), after a prompt was forwarded: the turn is under way, and with
+        ``echo`` insertion it is the first evidence that the agent took the oldest prompt
+        awaiting insertion, unless a prompt already inserted is still held: v1 runs one turn
+        at a time, so the update is that prompt's (an agent that queues a second prompt
+        streams the first one's reply meanwhile)."""
+        self._started(s, sid)
+        if self.insertion != "echo" or any(h.inserted for h in s.turn):
+            return
+        waiting = [h for h in s.turn if not h.inserted]
+        if not waiting:
+            return
+        held = waiting[0]
+        if len(waiting) > 1:
+            lines = ", ".join(str(h.line) for h in waiting)
+            self.problem(
+                "ambiguous-echo",
+                f"{what}, the first evidence of insertion, while {len(waiting)} prompts (lines {lines}) await one: "
+                f"v1 has no per-submission token, so the bridge takes the oldest (line {held.line})",
+            )
+        # The insertion point: the agent took the prompt; v1 agents do not echo it, so the
+        # bridge reports the user message whole (a later echo replaces that report).
+        self._insert(held, s, whole=True)
 
     def _respond(self, held: _Held) -> None:
         held.answered = True
@@ -332,13 +398,13 @@ class V1AgentToV2Client(_Bridge):
     def _insert(self, held: _Held, s: _Session2, whole: bool, mid: str | None = None) -> None:
         """The insertion point: the v2 success response, and (whole) the user message."""
         held.inserted = True
+        held.span = s.span
         if held.mid is None:
             held.mid = mid if isinstance(mid, str) else self._new_id()
         s.prompt_mids.add(held.mid)
         if not held.answered:
             self._respond(held)
         if whole:
-            s.whole.add(held.mid)
             s.unmatched.append(held)
             self._broadcast(
                 s, held.sid,
@@ -362,7 +428,9 @@ class V1AgentToV2Client(_Bridge):
         if held.mid is not None:
             s.finished.add(held.mid)
         self.answered(conn, "client", msg["id"])
+        s.runs.clear()  # the turn ended: the next chunk starts a new message
         if not s.turn:
+            self._cancel_permissions(s)
             s.v1_cancel_line = 0
             for c, request in s.closing:
                 # session/close "behaves as session/cancel" (its idle went out above), then answers
@@ -376,7 +444,7 @@ class V1AgentToV2Client(_Bridge):
         if asked == "session/resume":
             replay = self._replays.pop(conn, None)
             if replay is not None and replay.withheld:
-                self.absorbed.append(self._line)
+                self.absorb()
         if "result" in msg and isinstance(result, dict):
             notes: list = []
             if asked == "initialize":
@@ -459,6 +527,7 @@ class V1AgentToV2Client(_Bridge):
         # before insertion uses a JSON-RPC error response instead").
         self.emit(held.conn, "agent", msg)
         if self.insertion == "echo":
+            held.span = s.span
             s.rejected.append(held)
         if not s.turn and s.fg in WORKING:
             # The running the bridge reported must end. If prompts of this span were
@@ -476,6 +545,7 @@ class V1AgentToV2Client(_Bridge):
 
     def _end(self, s: _Session2, sid, reason, err, extra: dict | None = None, failed: bool = False) -> None:
         """End the bridge's foreground span with an idle (``failed``: a v1 error response ended it)."""
+        self._cancel_permissions(s)
         if failed:
             # "Before sending it, the Agent SHOULD give each tool call that the failed
             # work left unfinished a terminal status, using failed" -- a v1 agent that
@@ -490,8 +560,10 @@ class V1AgentToV2Client(_Bridge):
         if len(distinct) > 1:
             ends = ", ".join(f"line {n}: {r}" for n, r, _ in s.stops)
             self.problem("several-stop-reasons", f"overlapping v1 turns ended differently ({ends}); the v2 idle carries the last")
-        s.ended_tools |= set(s.tools)
-        s.tools = {}
+        # Kept for the late updates of this span's tool calls only (memory stays flat).
+        s.ended_tools = set(s.tools)
+        s.failed_by_bridge &= s.ended_tools
+        s.tools, s.titles = {}, {}
         update = {"sessionUpdate": "state_update", "state": "idle"}
         if reason is not None:
             update["stopReason"] = reason
@@ -512,26 +584,14 @@ class V1AgentToV2Client(_Bridge):
             self._replayed(conn, replay, s, msg, update)
             return
         s.add_conn(conn)
-        if update["sessionUpdate"] in TURN_SIGNS and update["sessionUpdate"] not in ("user_message", "user_message_chunk"):
-            self._started(s, sid)  # (an echo decides in _echo: it may belong to a finished prompt)
-        last = self._noid.setdefault(conn, [None, 0])
         if kind in ("user_message_chunk", "user_message"):
-            noid = kind == "user_message_chunk" and update.get("messageId") is None
-            if noid and last[0] != "noid":
-                last[1] += 1
-            last[0] = "noid" if noid else kind
-            self._echo(conn, sid, s, msg, update, ("noid", conn, last[1]) if noid else update.get("messageId"))
+            key = update.get("messageId")
+            if kind == "user_message_chunk" and key is None:
+                key = self._run(s, conn, kind, self._echo_key)
+            else:
+                s.runs.pop(conn, None)  # a user message ends the agent's message under way
+            self._echo(conn, sid, s, msg, update, key)
             return
-        if kind in ("agent_message_chunk", "agent_thought_chunk") and update.get("messageId") is None:
-            # v2 requires messageId on chunks: consecutive id-less chunks are one message.
-            if last[0] != kind:
-                last[1] += 1
-                self._noid[conn + "\0" + kind] = self._new_id()
-            last[0] = kind
-            new_update = _with_id(update, self._noid[conn + "\0" + kind])
-            self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new_update)))
-            return
-        last[0] = kind
         if kind == "state_update":
             self.problem("v1-agent-not-v1", "a state_update from the v1 agent: v1 has none, and the bridge reports state itself; not forwarded")
             return
@@ -539,7 +599,7 @@ class V1AgentToV2Client(_Bridge):
             tid = update.get("toolCallId")
             if tid in s.ended_tools and tid not in s.tools:
                 if tid in s.failed_by_bridge and update.get("status") == "failed" and set(update) <= {"sessionUpdate", "toolCallId", "status"}:
-                    self.absorbed.append(self._line)  # repeats the failed status the bridge already sent
+                    self.absorb()  # repeats the failed status the bridge already sent
                     return
                 self.problem(
                     "update-after-idle",
@@ -547,10 +607,43 @@ class V1AgentToV2Client(_Bridge):
                     "v2: the idle follows all updates for the work that ended; not forwarded",
                 )
                 return
+        if kind in EVIDENCE:
+            self._evidence(s, sid, f"a {kind}")  # (first: a new span starts with no tool calls)
+        if kind in ("tool_call", "tool_call_update"):
+            tid = update.get("toolCallId")
             s.tools[tid] = update.get("status", s.tools.get(tid, "pending"))
             if isinstance(update.get("title"), str):
                 s.titles[tid] = update["title"]
+            if kind == "tool_call":
+                s.runs.pop(conn, None)  # a new tool call: the text after it is a new message
+        if kind in ("agent_message_chunk", "agent_thought_chunk") and update.get("messageId") is None:
+            # v2 requires messageId on chunks: one ID per agent message (see _run).
+            new_update = _with_id(update, self._run(s, conn, kind, self._new_id))
+            self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new_update)))
+            return
         self._forward_update(conn, msg, update)
+
+    def _echo_key(self) -> tuple:
+        self._next_echo += 1
+        return ("noid", self._next_echo)
+
+    @staticmethod
+    def _run(s: _Session2, conn: str, kind: str, make):
+        """The ID of the v1 message without ``messageId`` that a chunk of ``kind`` belongs to.
+
+        v1 chunks carry no message boundary; a message is the chunks of one kind that
+        follow each other on the connection. It ends with the turn (the v1 response), a
+        user message, a chunk of another kind (an agent message after a thought, ...) or a
+        new tool call, after which v1 clients show the text as a new message. Session
+        metadata (commands, modes, usage, session info), notices, plans and updates of
+        existing tool calls do not end it: they are not part of the conversation's text.
+        """
+        run = s.runs.get(conn)
+        if run is not None and run[0] == kind:
+            return run[1]
+        mid = make()
+        s.runs[conn] = (kind, mid)
+        return mid
 
     def _forward_update(self, conn: str, msg: dict, update: dict) -> None:
         """An update other than a message: in v2's shape, or a problem."""
@@ -566,13 +659,15 @@ class V1AgentToV2Client(_Bridge):
         kind = update["sessionUpdate"]
         if not replay.forward:
             replay.withheld += 1
-            self.absorbed.append(self._line)  # the client asked no replay (problem resume-through-load)
+            self.absorb()  # the client asked no replay (problem resume-through-load)
             return
         if kind == "state_update":
             self.problem("v1-agent-not-v1", "a state_update from the v1 agent: v1 has none, and the bridge reports state itself; not forwarded")
             return
         base = kind[: -len("_chunk")] if kind.endswith("_chunk") else kind
         if base not in ("user_message", "agent_message", "agent_thought"):
+            if kind == "tool_call":
+                replay.noid[0] = None  # as live (_run): the text after a new tool call is a new message
             self._forward_update(conn, msg, update)
             return
         mid = update.get("messageId")
@@ -659,6 +754,9 @@ class V1AgentToV2Client(_Bridge):
             if conn in s.conns:
                 s.conns.remove(conn)
             s.closing = [(c, r) for c, r in s.closing if c != conn]
+            s.runs.pop(conn, None)
+            s.permissions = {k: v for k, v in s.permissions.items() if k[0] != conn}
+        self._cancelled_permissions = {k for k in self._cancelled_permissions if k[0] != conn}
         self._replays.pop(conn, None)
         for table in (self._routes, self._asked):
             for k in [k for k in table if k[0] == conn]:

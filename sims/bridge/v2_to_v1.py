@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from dataclasses import dataclass, field
 
@@ -12,7 +13,17 @@ from . import translate as tr
 from .core import CHUNK_OF, INTERNAL_ERROR, WORKING, _Bridge, _key, _params, _update
 
 WHOLE_OF = {chunk: whole for whole, chunk in CHUNK_OF.items()}
+
 from .translate import a, say
+
+
+def _digest(blocks, into=None):
+    """A running digest of content blocks (``into``: the digest so far): the bridge compares a
+    whole message with what the v1 client holds without keeping the conversation's text."""
+    h = into if into is not None else hashlib.sha256()
+    for block in blocks:
+        h.update(json.dumps(block, sort_keys=True, separators=(",", ":")).encode() + b"\n")
+    return h
 
 
 # ---------------------------------------------------------------------------
@@ -39,7 +50,7 @@ class _Conn1:
     used: set = field(default_factory=set)  # idle lines that answered a prompt or were reported
     evidence: dict = field(default_factory=dict)  # messageId -> len(idles) when first reported inserted
     held: list = field(default_factory=list)  # _Open, oldest first
-    content: dict = field(default_factory=dict)  # messageId -> the content the v1 client holds for it
+    content: dict = field(default_factory=dict)  # (kind, messageId) -> a digest of the content the v1 client holds for it
     answered: dict = field(default_factory=dict)  # messageId -> line of the v1 prompt the bridge answered
     tools: dict = field(default_factory=dict)  # tool call -> the content the v1 client holds for it
     setup: str = ""  # "session/load" or "session/resume" while one is under way (replay, the state snapshot)
@@ -69,8 +80,8 @@ class V2AgentToV1Client(_Bridge):
     to = "v1"
     BUGS = ("v1-error-stop-reason", "v1-drop-error-code")
 
-    def __init__(self, background: str = "forward", bug: str = "", validators: dict | None = None) -> None:
-        super().__init__(bug, validators)
+    def __init__(self, background: str = "forward", bug: str = "", validators: dict | None = None, history: bool = True) -> None:
+        super().__init__(bug, validators, history)
         if background not in ("forward", "drop"):
             raise ValueError(f"background must be 'forward' or 'drop', not {background!r}")
         self.background = background
@@ -309,7 +320,8 @@ class V2AgentToV1Client(_Bridge):
         if kind in CHUNK_OF.values():
             if "messageId" in update:
                 # each message type has its own ID space (2.4.0 MessageId)
-                c.content.setdefault((WHOLE_OF[kind], update["messageId"]), []).append(update.get("content"))
+                key = (WHOLE_OF[kind], update["messageId"])
+                c.content[key] = _digest([update.get("content")], c.content.get(key))
             self.emit(conn, "agent", msg)
             return
         new, notes = tr.update_to_v1(update, c.tools)
@@ -326,7 +338,7 @@ class V2AgentToV1Client(_Bridge):
             # resume have none ("Repeated or resume snapshots ... MUST NOT be counted as new
             # completions"); the state itself is kept for the prompts to come.
             c.fg = "idle" if update.get("state") == "idle" else update.get("state", c.fg)
-            self.absorbed.append(self._line)
+            self.absorb()
             return
         if c.setup == "session/resume" and kind in ("user_message", "user_message_chunk", "agent_message",
                                                      "agent_message_chunk", "agent_thought", "agent_thought_chunk"):
@@ -346,8 +358,8 @@ class V2AgentToV1Client(_Bridge):
         if "_meta" in update and update["_meta"] is None:
             self.problem("whole-message-clear", f"{a(kind)} for {say(mid)} with _meta: null: v1 chunks cannot unset _meta; content forwarded")
         key = (kind, mid)  # each message type has its own ID space (2.4.0 MessageId)
-        if key in c.content and c.content[key] == content and "_meta" not in update:
-            self.absorbed.append(self._line)  # replaces the content with what the v1 client already holds
+        if key in c.content and isinstance(content, list) and c.content[key].digest() == _digest(content).digest() and "_meta" not in update:
+            self.absorb()  # replaces the content with what the v1 client already holds
             return
         if key in c.content:
             self.problem("whole-after-chunks", f"{a(kind)} for {say(mid)} after the v1 client received content for it: v1 has no way to replace earlier chunks; not forwarded")
@@ -362,7 +374,7 @@ class V2AgentToV1Client(_Bridge):
             if isinstance(update.get("_meta"), dict):
                 chunk["_meta"] = copy.deepcopy(update["_meta"])
             self.emit(conn, "agent", _update(sid, chunk))
-        c.content[key] = list(content)
+        c.content[key] = _digest(content)
 
     def _state(self, conn: str, c: _Conn1, update: dict) -> None:
         state = update.get("state")

@@ -64,10 +64,15 @@ def _bridge(args) -> int:
     options = _options(args)
     input_file(args.file)
     from acp_lifecycle.sims.bridge import bridge_command
+    from acp_lifecycle.sims.bridge.serve import load_validators
     from acp_lifecycle.sims.wire.transcript import TranscriptError
 
+    # The output gate of `bridge serve`: what its side's schema rejects is not written (invalid-output).
+    validators, note = load_validators(args.to)
+    if note:
+        print(f"acp-lifecycle bridge: {note}", file=sys.stderr)
     try:
-        return bridge_command(args.file, args.to, as_json=args.json, partial=args.partial, **options)
+        return bridge_command(args.file, args.to, as_json=args.json, partial=args.partial, validators=validators, **options)
     except (TranscriptError, ValueError) as e:
         raise UsageError(str(e)) from None
 

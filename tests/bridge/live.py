@@ -39,6 +39,8 @@ RUNS = {
     "py-v1-direct": (None, "v1-client.mjs", [sys.executable, str(GEN / "v1_agent_py.py")], []),
     "ts-v1-agent": ("v2", "v2-client.mjs", ["node", str(GEN / "v1-agent.mjs")], []),
     "py-v1-agent": ("v2", "v2-client.mjs", [sys.executable, str(GEN / "v1_agent_py.py")], []),
+    # the TypeScript v1 agent behaving on the wire as the published agents did (no echo, ...)
+    "ts-v1-published": ("v2", "v2-client.mjs", ["node", str(GEN / "v1-agent.mjs"), "--like-published"], []),
     "py-v1-agent-immediate": ("v2", "v2-client.mjs", [sys.executable, str(GEN / "v1_agent_py.py")], ["--insertion", "immediate"]),
     "ts-v2-agent": ("v1", "v1-client.mjs", ["node", str(GEN / "v2-agent.mjs")], []),
     "corpus-v2-agent": ("v1", "v1-client.mjs", ["node", str(CORPUS / "stdio-agent.mjs")], []),

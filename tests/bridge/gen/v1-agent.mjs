@@ -12,11 +12,19 @@
 //
 // session/load replays every retained message (user and agent chunks, with their messageIds).
 // session/resume and session/close are supported (the Python SDK agent lacks both).
+//
+// With --like-published it behaves on the wire as the published agents did (claude-agent-acp,
+// gemini-cli, qwen-code): no echo of the prompt and no messageId on chunks; an
+// available_commands_update in the middle of a reply; a usage_update with `used: null`
+// (claude-agent-acp; invalid in both schemas); "slow" asks permission for a tool call it never
+// announced and, cancelled, ends the turn without cancelling that request; "fail" fails with
+// -32603 after streaming output.
 
 import { Readable, Writable } from "node:stream";
 
 import * as acp from "@agentclientprotocol/sdk";
 
+const published = process.argv.includes("--like-published");
 const sessions = new Map(); // sessionId -> { history: [update], cancel: () => void | null }
 let nextId = 0;
 const fresh = (prefix) => `${prefix}_${++nextId}`;
@@ -78,6 +86,7 @@ const app = acp
     const words = params.prompt.map((b) => (b.type === "text" ? b.text : "")).join(" ").replace(/^\//, "");
     s.cancelled = false;
     if (words.startsWith("reject")) throw acp.RequestError.invalidParams(undefined, "this agent rejects that prompt");
+    if (published) return publishedTurn(s, sid, words, client);
     const userId = fresh("ts_user");
     for (const block of params.prompt) {
       await say(client, sid, { sessionUpdate: "user_message_chunk", messageId: userId, content: block });
@@ -127,6 +136,46 @@ const app = acp
     await say(client, sid, { sessionUpdate: "agent_message_chunk", messageId: agentId, content: text(`You said: ${words}`) });
     return { stopReason: "end_turn" };
   });
+
+async function publishedTurn(s, sid, words, client) {
+  const chunk = (kind, t) => say(client, sid, { sessionUpdate: kind, content: text(t) });
+  if (words.startsWith("fail")) {
+    await chunk("agent_message_chunk", "Trying...");
+    throw new acp.RequestError(-32603, "Internal error", { details: "the provider returned 500" });
+  }
+  if (words.startsWith("slow")) {
+    // a permission request for a tool call no tool_call announced (gemini-cli, qwen-code)
+    const asked = client.request(acp.methods.client.session.requestPermission, {
+      sessionId: sid,
+      toolCall: { toolCallId: fresh("ts_tool"), title: "Long search", kind: "search", status: "pending" },
+      options: [{ optionId: "allow", name: "Allow once", kind: "allow_once" }],
+    });
+    await new Promise((resolve) => {
+      if (s.cancelled) return resolve();
+      const timer = setTimeout(resolve, 20000);
+      s.cancel = () => { clearTimeout(timer); resolve(); };
+    });
+    s.cancel = null;
+    asked.catch(() => {}); // it stops waiting, and cancels nothing
+    return { stopReason: "cancelled" };
+  }
+  await chunk("agent_thought_chunk", "Reading the file first.");
+  await chunk("agent_message_chunk", "Let me");
+  await say(client, sid, { sessionUpdate: "available_commands_update", availableCommands: [{ name: "init", description: "Write notes" }] }, false);
+  await chunk("agent_message_chunk", " read it.");
+  const toolCallId = fresh("ts_tool");
+  await say(client, sid, { sessionUpdate: "tool_call", toolCallId, title: "Read README.md", kind: "read", status: "pending" });
+  const permission = await client.request(acp.methods.client.session.requestPermission, {
+    sessionId: sid,
+    toolCall: { toolCallId, title: "Read README.md", kind: "read", status: "pending" },
+    options: [{ optionId: "allow", name: "Allow once", kind: "allow_once" }],
+  });
+  const allowed = permission.outcome.outcome === "selected";
+  await say(client, sid, { sessionUpdate: "tool_call_update", toolCallId, status: allowed ? "completed" : "failed" });
+  await chunk("agent_message_chunk", `You said: ${words}`);
+  await say(client, sid, { sessionUpdate: "usage_update", used: null, size: 200000 }, false);
+  return { stopReason: "end_turn" };
+}
 
 const stream = acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin));
 const connection = app.connect(stream);

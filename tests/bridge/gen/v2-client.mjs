@@ -4,7 +4,8 @@
 // `acp-lifecycle bridge serve --to v2 ... -- <a v1 agent>`) and runs four sessions on one connection:
 //
 //   1. a prompt that completes (the agent asks permission; the client allows)
-//   2. a prompt cancelled with session/cancel once it was inserted
+//   2. a prompt cancelled with session/cancel once it was inserted (a permission request it asks,
+//      as agents --like-published do, is left unanswered until the agent cancels it)
 //   3. a prompt that fails after insertion, then one the agent rejects before insertion
 //   4. session/resume of session 1 with replayFrom {type: "start"}, then session/close of all three
 //
@@ -49,7 +50,18 @@ async function untilIdle(session) {
 
 const app = acp
   .client({ name: "v2-client-ts" })
-  .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+  .onRequest(acp.methods.client.session.requestPermission, async ({ params, signal }) => {
+    if (params.title === "Long search") {
+      // The slow prompt's permission request (agents --like-published ask one): left
+      // unanswered until the agent cancels it with $/cancel_request (the work ended).
+      const how = await new Promise((resolve) => {
+        if (signal.aborted) return resolve("$/cancel_request");
+        const timer = setTimeout(() => resolve("timeout"), 10000);
+        signal.addEventListener("abort", () => { clearTimeout(timer); resolve("$/cancel_request"); });
+      });
+      outcome.slowPermission = { cancelledBy: how };
+      return { outcome: { outcome: "cancelled" } };
+    }
     outcome.permission = { title: params.title, subject: params.subject?.type ?? null };
     return { outcome: { outcome: "selected", optionId: params.options[0].optionId } };
   })
