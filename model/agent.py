@@ -686,7 +686,7 @@ def _lose(s: System, c: int) -> Step:
     clients = _drop_client(s, c)
     if s.down[c]:
         clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
-    nxt = System(a, clients, _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1))
+    nxt = System(a, clients, _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1), s.seen)
     return Step(("ConnectionLost", c), nxt, o_emitted)
 
 
@@ -718,5 +718,5 @@ def _restart(s: System, rules: Rules) -> Step:
         if s.down[c]:
             clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
     n = len(clients)
-    nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1))
+    nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1), s.seen)
     return Step(("AgentRestart",), nxt, ())

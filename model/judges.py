@@ -16,9 +16,12 @@ command reports it. The records are built from what is on the wire (or what the 
 agent put on it), never from the model's own bookkeeping: a fault that writes the agent's
 bookkeeping wrong does not write the verdict.
 
-The judges here read one message at a time; rules that need the order of what one
-participant received are still two definitions (a model property and a wire rule, listed
-in ``tests/test_judges.py``) and move here one by one (issue 21).
+A judge reads one message at a time (``per="message"``), or keeps a state of its own over
+what one connection carried (``per="connection"``: JSON-RPC ids are per connection), or one
+session on one connection (``per="view"``), in the order the agent sent and received it: a
+history variable, like TLA+'s, kept in the explored state (``System.seen``) and renamed with
+it by the symmetry reduction. Rules still defined twice (a model property and a wire rule,
+listed in ``tests/test_judges.py``) move here one by one (issue 21).
 
 >>> JUDGES["error_only_with_error_stop_reason"].judge(StateUpdate("idle", "end_turn", -32603))
 "an idle with stopReason 'end_turn' carries an error object"
@@ -31,7 +34,26 @@ from typing import Callable, NamedTuple
 
 from .config import STOP_REASONS
 
-__all__ = ["JUDGES", "Judge", "PromptResult", "StateUpdate", "judge", "record_of_json", "record_of_model", "records_of_step"]
+__all__ = [
+    "JUDGES",
+    "STATEFUL",
+    "Closed",
+    "Judge",
+    "PromptError",
+    "PromptResult",
+    "Request",
+    "Response",
+    "ResumeRequest",
+    "ResumeResult",
+    "StateUpdate",
+    "UserChunk",
+    "UserMessage",
+    "events_of_step",
+    "judge",
+    "record_of_json",
+    "record_of_model",
+    "records_of_step",
+]
 
 
 # ---------------------------------------------------------------------------
@@ -47,6 +69,60 @@ class PromptResult(NamedTuple):
     message_id: object
     #: what else is wrong with the result ("" when nothing)
     problem: str = ""
+
+
+class PromptError(NamedTuple):
+    """An error response to ``session/prompt``."""
+
+    rid: object
+    code: object
+
+
+class UserMessage(NamedTuple):
+    """A ``user_message`` update (``content`` None: a metadata-only update; () is ``[]``)."""
+
+    message_id: object
+    content: object
+    replay: bool
+
+
+class UserChunk(NamedTuple):
+    """A ``user_message_chunk`` update."""
+
+    message_id: object
+    replay: bool
+
+
+class ResumeRequest(NamedTuple):
+    """A ``session/resume`` request (``replay``: it carries ``replayFrom``)."""
+
+    rid: object
+    replay: bool
+
+
+class ResumeResult(NamedTuple):
+    """The response to ``session/resume`` (success or error)."""
+
+    rid: object
+
+
+class Response(NamedTuple):
+    """Any other response: to the request ``rid`` of ``asker`` ("agent" or "client")."""
+
+    asker: str
+    rid: object
+
+
+class Request(NamedTuple):
+    """Any request, by ``asker``: a later response names it by ``rid`` (which may then be reused)."""
+
+    asker: str
+    rid: object
+    method: str
+
+
+class Closed(NamedTuple):
+    """The connection is gone."""
 
 
 class StateUpdate(NamedTuple):
@@ -84,6 +160,25 @@ class Judge:
     kinds: tuple[str, ...]
     #: the witnesses of the property built from it
     witnesses: tuple[str, ...] = ()
+    #: "message" (reads one message), "connection" or "view" (keeps a state over what one
+    #: connection, or one session on one connection, carried)
+    per: str = "message"
+    #: the state at the start of a connection
+    start: object = None
+    #: ``(state, record) -> (state, what is wrong)``, for a judge with a state
+    step: Callable | None = None
+    #: ``(state, f) -> state`` with every message ID renamed by ``f`` (symmetry)
+    rename: Callable | None = None
+
+    def feed(self, state, record):
+        """``(state, what is wrong)`` after ``record``; a judge without a state keeps None."""
+        if self.step is None:
+            return state, (self.judge(record) if type(record) in self.types else "")
+        return self.step(state, record)
+
+    @property
+    def types(self) -> tuple:
+        return self.reads if isinstance(self.reads, tuple) else (self.reads,)
 
 
 def _success_carries_message_id(r: PromptResult) -> str:
@@ -110,6 +205,99 @@ def _custom_stop_reason_prefixed(r: StateUpdate) -> str:
     return ""
 
 
+# --- judges with a state ----------------------------------------------------------------
+
+
+def _answered(rec):
+    """The request a response record answers, as (asker, rid); None for a record that answers none."""
+    t = type(rec)
+    if t is PromptResult or t is PromptError or t is ResumeResult:
+        return ("client", rec.rid)
+    if t is Response:
+        return (rec.asker, rec.rid)
+    return None
+
+
+def _one_response_per_request(state: tuple, rec):
+    """state: the requests answered on the connection, (asker, rid) sorted."""
+    t = type(rec)
+    if t is Closed:
+        return (), ""
+    if t is Request:
+        key = (rec.asker, rec.rid)
+        # answered: its id may be used again
+        return (tuple(k for k in state if k != key) if key in state else state), ""
+    key = _answered(rec)
+    if key is None:
+        return state, ""
+    if key in state:
+        return state, f"a second response to the {key[0]}'s request {key[1]}"
+    return _with(state, key), ""
+
+
+def _with(state: tuple, item) -> tuple:
+    """A sorted tuple with one more item (sorted tuples compare in one total order, unlike sets)."""
+    try:
+        return tuple(sorted(state + (item,)))
+    except TypeError:  # ids of different JSON types in one transcript
+        return tuple(sorted(state + (item,), key=repr))
+
+
+def _no_second_stop_reason(state, rec):
+    """state: the stop reason of the idle last reported on the view while it is still the last
+    state reported (None: the last state is not an idle with a stop reason)."""
+    t = type(rec)
+    if t is Closed:
+        return None, ""
+    if t is not StateUpdate:
+        return state, ""
+    if rec.state != "idle":
+        return None, ""
+    new = rec.stop_reason
+    if new is None:
+        return state, ""
+    if state is not None and new != state:
+        return new, f"work already reported idle with {state!r} is reported idle again with {new!r}"
+    return new, ""
+
+
+def _chunked_replay_resets_first(state, rec):
+    """state: None outside a resume window, else (replay asked for, IDs cleared by content [])."""
+    t = type(rec)
+    if t is ResumeRequest:
+        return (rec.replay, ()), ""
+    if t is ResumeResult or t is Closed:
+        return None, ""
+    if state is None:
+        return state, ""
+    replay, cleared = state
+    if t is UserMessage and rec.content == () and rec.message_id not in cleared:
+        return (replay, _with(cleared, rec.message_id)), ""
+    if t is UserChunk and replay and rec.message_id not in cleared:
+        return ((replay, _with(cleared, rec.message_id)),
+                f"a replayed user_message_chunk of {rec.message_id} without a user_message with content [] first")
+    return state, ""
+
+
+def _rename_cleared(state, f):
+    return state if state is None else (state[0], tuple(sorted(f(m) for m in state[1])))
+
+
+def _no_replay_without_replay_from(state, rec):
+    """state: None outside a resume window, else whether the resume asked for replay."""
+    t = type(rec)
+    if t is ResumeRequest:
+        return rec.replay, ""
+    if t is ResumeResult or t is Closed:
+        return None, ""
+    if state is False and (t is UserMessage or t is UserChunk):
+        what = "user_message" if t is UserMessage else "user_message_chunk"
+        return state, f"a {what} for {rec.message_id} while resuming without replayFrom"
+    return state, ""
+
+
+_RESUME = (ResumeRequest, ResumeResult, Closed)
+
 JUDGES: dict[str, Judge] = {
     j.id: j
     for j in (
@@ -124,8 +312,29 @@ JUDGES: dict[str, Judge] = {
               "a stop reason the schema does not list starts with _",
               ("S240-STOP-UNKNOWN-RESERVED", "S240-STOP-CUSTOM-UNDERSCORE"), StateUpdate,
               _custom_stop_reason_prefixed, ("state",), ("sometimes_work_ends",)),
+        Judge("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
+              ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
+              (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
+              ("ok", "err", "v1ok", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
+              per="connection", start=(), step=_one_response_per_request),
+        Judge("no_second_stop_reason", "MUST NOT", "rfd",
+              "work already reported idle is never reported idle again with another stop reason",
+              ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP"),
+              (StateUpdate, Closed), None, ("state",),
+              ("sometimes_repeated_idle",), per="view", step=_no_second_stop_reason),
+        Judge("chunked_replay_resets_first", "MUST", "rfd",
+              "a replayed user_message_chunk comes after user_message content [] for its messageId",
+              ("RFD-REPLAY-CHUNK-RESET", "RFD-METADATA-NOT-RESET"), (UserMessage, UserChunk) + _RESUME, None, ("chunk",),
+              ("sometimes_chunked_replay",), per="view", step=_chunked_replay_resets_first,
+              rename=_rename_cleared),
+        Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
+              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("um", "chunk"),
+              ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),
     )
 }
+
+#: the judges with a state, in the order of ``System.seen``
+STATEFUL: tuple[Judge, ...] = tuple(j for j in JUDGES.values() if j.step is not None)
 
 
 # ---------------------------------------------------------------------------
@@ -139,7 +348,75 @@ def record_of_model(msg: tuple):
         return StateUpdate(msg[1], msg[2] or None, msg[3] or None)
     if k == "ok":
         return PromptResult(msg[1], msg[2])
+    if k == "err":
+        return PromptError(msg[1], msg[2])
+    if k == "um":
+        return UserMessage(msg[1], msg[2], msg[3])
+    if k == "chunk":
+        return UserChunk(msg[1], msg[3])
+    if k == "resumed":
+        return ResumeResult(msg[1])
+    if k == "v1ok":
+        return Response("client", msg[1])
+    if k == "perm":
+        return Request("agent", msg[1], "session/request_permission")
     return None
+
+
+def _record_of_client(msg: tuple):
+    """The record of a message a model client sends, as the agent receives it."""
+    k = msg[0]
+    if k == "resume":
+        return ResumeRequest(msg[1], bool(msg[2]))
+    if k == "perm_ans":
+        return Response("agent", msg[1])
+    return None
+
+
+_CLOSED = Closed()
+
+
+def events_of_step(pre, step) -> list:
+    """``(connection, record)`` for what the agent received and sent in a model step, in the
+    order it did: the client message it took, then what it sent; a lost connection (or every
+    connection, at a restart) is ``Closed``."""
+    name = step.action[0]
+    out = []
+    if name == "AgentReceive" or name == "AgentResume":
+        c = step.action[1]
+        rec = _record_of_client(pre.up[c][0])
+        if rec is not None:
+            out.append((c, rec))
+    elif name == "ConnectionLost":
+        out.append((step.action[1], _CLOSED))
+    elif name == "AgentRestart":
+        out.extend((c, _CLOSED) for c, cl in enumerate(pre.clients) if cl.connected)
+    for c, msg in step.emitted:
+        rec = record_of_model(msg)
+        if rec is not None:
+            out.append((c, rec))
+    return out
+
+
+def observe(seen: tuple, events: list) -> tuple:
+    """``System.seen`` after ``events``: each stateful judge's state, per connection."""
+    if not events:
+        return seen
+    out = list(seen)
+    for k, j in enumerate(STATEFUL):
+        per = list(out[k])
+        feed = j.step
+        types = j.types
+        for c, rec in events:
+            if type(rec) in types:
+                per[c] = feed(per[c], rec)[0]
+        out[k] = tuple(per)
+    return tuple(out)
+
+
+def start(clients: int) -> tuple:
+    """``System.seen`` of a new session: each stateful judge's start, per connection."""
+    return tuple((j.start,) * clients for j in STATEFUL)
 
 
 def records_of_step(step) -> list:
@@ -155,7 +432,7 @@ def records_of_step(step) -> list:
     return out
 
 
-_READ = frozenset(k for j in JUDGES.values() for k in j.kinds)
+_READ = frozenset(k for j in JUDGES.values() if j.step is None for k in j.kinds)
 
 
 def record_of_json(kind: str, body, rid=None):
@@ -182,7 +459,7 @@ _ABSENT = object()
 
 
 def judge(record) -> list[tuple[str, str]]:
-    """(judge id, what is wrong) for every judge that reads ``record`` and finds it wrong."""
+    """(judge id, what is wrong) for every judge without a state that reads ``record`` and finds it wrong."""
     out = []
     for j in _BY_TYPE.get(type(record), ()):
         why = j.judge(record)
@@ -193,4 +470,6 @@ def judge(record) -> list[tuple[str, str]]:
 
 _BY_TYPE: dict[type, list[Judge]] = {}
 for _j in JUDGES.values():
-    _BY_TYPE.setdefault(_j.reads, []).append(_j)
+    if _j.step is None:
+        for _t in _j.types:
+            _BY_TYPE.setdefault(_t, []).append(_j)

@@ -55,7 +55,17 @@ from __future__ import annotations
 
 import json
 
-from .judges import judge, record_of_json
+from .judges import (
+    STATEFUL,
+    Request,
+    Response,
+    ResumeRequest,
+    ResumeResult,
+    UserChunk,
+    UserMessage,
+    judge,
+    record_of_json,
+)
 from .wire_rules import (
     DEFAULT_RULES,
     FINAL_TOOL,
@@ -141,6 +151,15 @@ class Monitor:
                 severity = "violation"
         self.findings.append(Finding(line, rule_id, severity, message))
 
+    def _feed(self, line: int, states: dict, record) -> None:
+        """Apply the judges with a state (``model/judges.py``) to a record of one connection (``conn.judged``)
+        or one session on it (``view.judged``); ``states`` holds what they remember there."""
+        for j in STATEFUL:
+            if type(record) in j.types:
+                states[j.id], why = j.step(states.get(j.id, j.start), record)
+                if why:
+                    self._add(line, j.id, why)
+
     def _judge(self, line: int, record) -> None:
         """Apply the judges (``model/judges.py``, one definition for check and trace) to a record."""
         for rule_id, why in judge(record):
@@ -198,10 +217,11 @@ class Monitor:
         key = id_key(msg["id"])
         if msg["id"] is None and "error" in msg and (other, key) not in conn.pending:
             return  # JSON-RPC: the error for a request whose id could not be read
-        if (other, key) in conn.answered and (other, key) not in conn.pending:
-            self._add(n, "one_response_per_request",
-                      f"a second response to the {other}'s request {_show(msg['id'])} (the first was on line {conn.answered[(other, key)]})")
-            return
+        pending = (other, key) in conn.pending
+        if pending or (other, key) in conn.answered:
+            self._feed(n, conn.judged, Response(other, key))
+            if not pending:
+                return  # a second response: the judge said so
         req = conn.pending.pop((other, key), None)
         if req is None:
             known = conn.started
@@ -227,6 +247,7 @@ class Monitor:
             self._add(n, "request_id_not_reused",
                       f"the {sender} reuses id {_show(rid)} for {method} while its {old.method} of line {old.line} is still pending")
         req = _Request(sender, method, n, params, params.get("sessionId"))
+        self._feed(n, conn.judged, Request(sender, key, method))
         conn.pending[(sender, key)] = req
         conn.answered.pop((sender, key), None)
         return req
@@ -292,6 +313,7 @@ class Monitor:
             if created:
                 view = conn.views[key] = _View(opened=n, how="resume")
             view.resume = _Resume(n, replay, ok, created_view=created, watch=not created and view.how == "new")
+            self._feed(n, view.judged, ResumeRequest(None, replay))
         elif method == "$/cancel_request":
             target = conn.pending.get(("client", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
@@ -357,16 +379,7 @@ class Monitor:
                       f"a replayed {kind} after the resume snapshot of line {resume.snapshot} (resume request on line {resume.line})")
         if kind in USER:
             mid = update.get("messageId")
-            if resume is not None and not resume.replay:
-                self._add(n, "no_replay_without_replay_from",
-                          f"{_a(kind)} for {_show(mid)} while resuming without replayFrom (request on line {resume.line})")
-            if kind == "user_message":
-                if resume is not None and update.get("content") == []:
-                    resume.cleared.add(mid)
-            elif resume is not None and resume.replay and mid not in resume.cleared:
-                self._add(n, "chunked_replay_resets_first",
-                          f"a replayed user_message_chunk of {_show(mid)} without a user_message with content [] first")
-                resume.cleared.add(mid)
+            self._feed(n, view.judged, _user_record(kind, update, resume))
             if isinstance(mid, str):
                 view.echoed.add(mid)
                 if resume is not None and resume.replay and not resume.snapshot:
@@ -419,6 +432,9 @@ class Monitor:
         state = update.get("state")
         if not isinstance(state, str):
             return
+        record = record_of_json("state_update", update)
+        self._judge(n, record)
+        self._feed(n, view.judged, record)
         if view.resume is not None:
             view.resume.snapshot = n
             view.resume.snapshot_state = state
@@ -472,10 +488,6 @@ class Monitor:
                       "or requires_action, to a client that advertised no extension")
             view.custom_work = 0
         stop = update.get("stopReason")
-        self._judge(n, record_of_json("state_update", update))
-        if view.state == "idle" and view.stop is not None and stop is not None and stop != view.stop:
-            self._add(n, "no_second_stop_reason",
-                      f"work already reported idle with {view.stop!r} is reported idle again with {stop!r}")
         if (view.state == "idle" and view.stop is None and stop is not None and view.how == "new"
                 and session.created and not session.ran):
             self._add(n, "stop_reason_only_after_work",
@@ -601,6 +613,7 @@ class Monitor:
         resume = view.resume if view is not None else None
         if view is not None:
             view.resume = None
+            self._feed(n, view.judged, ResumeResult(None))
         if resume is None:
             return
         if not resume.cursor_ok:
@@ -700,6 +713,22 @@ class Monitor:
             for tid, line in view.tool_cancels.items():
                 self._add(line, "tool_cancel_confirmed",
                           f"tool_call/cancel of {_show(tid)} was accepted and never confirmed by a final tool_call_update")
+
+
+def _user_record(kind: str, update: dict, resume):
+    """The record of a user_message(_chunk) update (``replay``: sent inside a resume window that replays)."""
+    mid = update.get("messageId")
+    mid = mid if isinstance(mid, str) else id_key(mid)
+    replay = resume is not None and resume.replay
+    if kind == "user_message_chunk":
+        return UserChunk(mid, replay)
+    content = update.get("content", _ABSENT)
+    content = None if content is _ABSENT else () if content == [] else (content,) if not isinstance(content, list) else tuple(
+        id_key(b) for b in content)
+    return UserMessage(mid, content, replay)
+
+
+_ABSENT = object()
 
 
 def check(entries, rules: str = DEFAULT_RULES, partial: bool = False, validator=None) -> list[Finding]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .config import Config
+from .judges import start
 
 __all__ = [
     "Req",
@@ -185,6 +186,10 @@ class System(NamedTuple):
     up: tuple  # per client: messages client -> agent, head first
     down: tuple  # per client: messages agent -> client, head first
     used: Used
+    # what the judges remember of what each connection carried (``judges.py``): per
+    # judge with a state, per client, in the order of ``judges.STATEFUL``; a history
+    # variable no participant reads
+    seen: tuple = ()
 
 
 _UNSET = object()
@@ -246,7 +251,7 @@ def initial_state(cfg: Config) -> System:
     n = cfg.clients
     client = Client(True, 0, False, (), (), IDLE, (), 1, 0, (), False)
     agent = Agent(IDLE, "", None, (), (), (), 1, (1 << n) - 1, (), frozenset(), (), 0)
-    return System(agent, (client,) * n, ((),) * n, ((),) * n, Used())
+    return System(agent, (client,) * n, ((),) * n, ((),) * n, Used(), start(n))
 
 
 

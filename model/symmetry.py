@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .config import RFD_RULES, Config, Rules
+from .judges import STATEFUL
 from .state import Msg, System
 
 #: bitmask fields of a conversation message with one bit per client
@@ -163,9 +164,12 @@ def _renumber_ids(s: System, mp: dict[int, int] | None = None) -> System:
         for cl in s.clients
     )
     down = tuple(tuple(_renumber_msg(m, f) for m in chan) if chan else chan for chan in s.down)
+    seen = tuple(
+        tuple(j.rename(x, f) for x in per) if j.rename is not None else per for j, per in zip(STATEFUL, s.seen)
+    )
     # the counter starts past every ID in use: what it makes next is fresh
     agent = a._replace(reqs=reqs, conv=conv, work=work, issued=issued, pending=pending, next_id=len(mp) + 1)
-    return s._replace(agent=agent, clients=clients, down=down)
+    return s._replace(agent=agent, clients=clients, down=down, seen=seen)
 
 
 def _renumber_msg(m: tuple, f) -> tuple:
@@ -186,7 +190,8 @@ def _sort_clients(s: System) -> System:
     # Most states are told apart by the clients' own values and channels
     # (compared in C); the agent's side decides only between equal ones.
     try:
-        prim = [(clients[c], up[c], down[c]) for c in range(n)]
+        seen = s.seen
+        prim = [(clients[c], up[c], down[c], tuple(per[c] for per in seen)) for c in range(n)]
         order = sorted(range(n), key=prim.__getitem__)
         ties = any(prim[order[i]] == prim[order[i + 1]] for i in range(n - 1))
     except TypeError:
@@ -199,6 +204,7 @@ def _sort_clients(s: System) -> System:
                 clients[c],
                 up[c],
                 down[c],
+                tuple(per[c] for per in s.seen),
                 a.attached >> c & 1,
                 tuple(getattr(m, f) >> c & 1 for m in conv for f in _MASKS),
                 tuple(i for i, r in enumerate(reqs) if r.cid == c),
@@ -244,6 +250,7 @@ def permute_clients(s: System, order: list[int]) -> System:
         clients=tuple(s.clients[old] for old in order),
         up=tuple(s.up[old] for old in order),
         down=down,
+        seen=tuple(tuple(per[old] for old in order) for per in s.seen),
     )
 
 

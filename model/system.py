@@ -58,6 +58,7 @@ from __future__ import annotations
 from .agent import _agent_faults, _agent_prompts, _agent_receive, _agent_work
 from .clients import _client_receive, _clients
 from .config import Config, Rules
+from .judges import events_of_step, observe
 from .state import (  # noqa: F401 - re-exported: the model's public names live here
     ACTION_KINDS,
     ERR_CANCELLED,
@@ -139,7 +140,19 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
         out = [_without_state_updates(s, step) for step in out]
     if not cfg.down_latency:
         out = [_flush(step, rules) for step in out]
-    return out
+    return [_judged(s, step) for step in out]
+
+
+def _judged(pre: System, step: Step) -> Step:
+    """The step with what the judges remember updated (``System.seen``): the judges are observers
+    composed with the system, their state part of the explored state."""
+    events = events_of_step(pre, step)
+    if not events:
+        return step
+    seen = observe(pre.seen, events)
+    if seen is pre.seen or seen == step.state.seen:
+        return step
+    return step._replace(state=step.state._replace(seen=seen))
 
 
 def _without_state_updates(pre: System, step: Step) -> Step:

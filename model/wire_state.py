@@ -123,6 +123,7 @@ class _View:
     custom_work: int = 0  # line of a custom state reported right after idle (no standard state since)
     replayed_unknown: dict = field(default_factory=dict)  # messageId -> line: replayed, not known live yet
     reqaction_flagged: bool = False
+    judged: dict = field(default_factory=dict)  # judge id -> its state on this view (model/judges.py)
 
 
 @dataclass
@@ -136,6 +137,7 @@ class _Conn:
     new_pending: int = 0
     #: the client's initialize carries an extension (a `_` key): it may have advertised custom states
     extensions: bool = False
+    judged: dict = field(default_factory=dict)  # judge id -> its state on this connection (model/judges.py)
 
 
 @dataclass

@@ -19,17 +19,13 @@ from acp_lifecycle.sims.wire.transcript import check_transcript, export
 #: Rule ids a model property and a wire rule still define each in its own way (issue 21:
 #: each moves to model/judges.py, and leaves this list, in the commit that moves it).
 STILL_TWO_DEFINITIONS = {
-    "one_response_per_request",
     "every_prompt_answered",
     "distinct_message_ids",
     "every_inserted_message_echoed",
-    "no_second_stop_reason",
     "no_update_after_idle_of_its_work",
     "tools_terminal_before_error_idle",
     "cancelled_work_ends_cancelled",
     "resumed_client_sees_current_state",
-    "no_replay_without_replay_from",
-    "chunked_replay_resets_first",
 }
 
 

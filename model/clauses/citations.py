@@ -34,7 +34,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-PROMPT-NO-ERROR-AFTER-INSERT",
         "S240-CANCELREQ-RESULT",
     ),
-    "one_response_per_request": ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
     "every_prompt_answered": (
         "RFD-INSERT-RESPOND",
         "S240-PROMPT-RETURN-ID",
@@ -77,9 +76,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-CANCEL-UPDATES-BEFORE-IDLE",
     ),
     "tools_terminal_before_error_idle": ("RFD-FAIL-TOOLS-TERMINAL",),
-    "no_second_stop_reason": (
-        "S240-STOP-REPEATED-NOT-COUNTED",
-    ),
     "ended_work_reported_idle": (
         "S240-STATE-IDLE-WHEN-NONE",
         "S240-STATE-REPORT-IDLE",
@@ -107,12 +103,7 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-COMMAND-REPLAY-SAME-ID",
         "S240-RESPONSE-REPLAY-KEEPS-ID",
     ),
-    "chunked_replay_resets_first": (
-        "RFD-REPLAY-CHUNK-RESET",
-        "RFD-METADATA-NOT-RESET",
-    ),
     "replayed_command_not_reexecuted": ("RFD-COMMAND-REPLAY-NO-EXEC",),
-    "no_replay_without_replay_from": ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",),
     # --- known limitations and open questions (expected counterexamples) --
     "lost_response_recoverable": ("RFD-LOST-RESPONSE-AMBIGUOUS",),
     "retry_does_not_duplicate": (

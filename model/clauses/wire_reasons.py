@@ -83,6 +83,9 @@ WIRE_REASONS: dict[str, str] = {
     "S240-REQACTION-SHOULD-REPORT": _BLOCKED,
     "S240-STATE-SHOULD-REQUIRES-ACTION": _BLOCKED,
     "S240-CANCELREQ-RESULT": _RACE,
+    # the second-response half is S240-CANCELREQ-NO-SECOND-RESPONSE (one_response_per_request)
+    "S240-CANCELREQ-IGNORE-ANSWERED": ("not decidable on the wire: whether a $/cancel_request for an answered "
+                                       "request changed the work it started is internal to the agent"),
     "S240-PERM-CLIENT-ANSWERS-CANCELLED": _RACE,
     "RFD-OPEN-CANCEL-RACES": _OPEN,
     "RFD-OPEN-RETRIES-OUTSIDE": _OPEN,

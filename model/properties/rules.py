@@ -53,13 +53,7 @@ def inserted_prompt_never_rejected(pre: System, step: Step):
     return None
 
 
-@_prop("always", witnesses=("sometimes_cancel_request_after_answer",))
-def one_response_per_request(s: System):
-    """Every request gets at most one response."""
-    for r in s.agent.reqs:
-        if len(r.answers) > 1:
-            return f"client {r.cid}'s session/prompt {r.rid} got {len(r.answers)} responses: {list(r.answers)}"
-    return None
+_judged("one_response_per_request")
 
 
 @_prop("eventually", witnesses=("sometimes_prompt_answered",))
@@ -218,15 +212,7 @@ def tools_terminal_before_error_idle(pre: System, step: Step):
 _judged("error_only_with_error_stop_reason")
 
 
-@_prop("step", witnesses=("sometimes_repeated_idle",), on="state")
-def no_second_stop_reason(pre: System, step: Step):
-    """Work already reported idle never gets a second, different stop reason."""
-    a = pre.agent
-    if a.fg == IDLE and a.stop:
-        for m in _idles(step):
-            if m[2] and m[2] != a.stop:
-                return f"work already reported idle with {a.stop!r} was reported idle again with {m[2]!r}"
-    return None
+_judged("no_second_stop_reason")
 
 
 @_prop("eventually", witnesses=("sometimes_work_ends",))
@@ -492,16 +478,7 @@ def replay_preserves_ids(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_chunked_replay",), on="chunk")
-def chunked_replay_resets_first(pre: System, step: Step):
-    """Replay by chunks first clears the message with user_message content []."""
-    cleared = set()
-    for c, m in step.emitted:
-        if m[0] == "um" and m[3] and m[2] == ():
-            cleared.add((c, m[1]))
-        elif m[0] == "chunk" and m[3] and (c, m[1]) not in cleared:
-            return f"replay to client {c} sent a chunk of message {m[1]} without user_message content []"
-    return None
+_judged("chunked_replay_resets_first")
 
 
 @_prop("always", witnesses=("sometimes_command_replayed",))
@@ -513,13 +490,7 @@ def replayed_command_not_reexecuted(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_resume_without_replay",), on="AgentResume")
-def no_replay_without_replay_from(pre: System, step: Step):
-    """A resume without replayFrom replays nothing."""
-    if step.action[0] == "AgentResume" and not pre.up[step.action[1]][0][2]:
-        if any(m[0] in ("um", "chunk") and m[3] for _, m in step.emitted):
-            return f"client {step.action[1]} resumed without replayFrom and got replayed messages"
-    return None
+_judged("no_replay_without_replay_from")
 
 
 # ---------------------------------------------------------------------------

@@ -74,6 +74,7 @@ def _share(s: System, parts: dict) -> System:
         parts.setdefault(s.up, s.up),
         parts.setdefault(s.down, s.down),
         parts.setdefault(s.used, s.used),
+        parts.setdefault(s.seen, s.seen),
     ))
 
 
