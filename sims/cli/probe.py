@@ -179,7 +179,7 @@ def _report(results, as_json: bool) -> None:
     out = console()
     rows = []
     for r in results:
-        counts = [f"{sum(f.level == lvl for f in r.findings)} {lvl}s" for lvl in ("violation", "warning", "problem")]
+        counts = [f"{sum(f.level == lvl for f in r.findings)} {lvl}s" for lvl in ("violation", "warning", "problem", "note")]
         status = r.status + (f"\n{escape(r.note)}" if r.note else "")
         rows.append([r.scenario, status, f"{r.seconds:.1f}", ", ".join(counts)])
     print_table(out, [Column("scenario", key=True), Column("outcome"), Column("s", "right"), Column("findings")], rows)

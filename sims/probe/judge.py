@@ -13,7 +13,10 @@ line:
 * ``source "bridge"``: something the bridge could not carry to v2 (``rule``
   is the problem's kind, level ``problem``);
 * ``source "schema-v1"``: an agent message the v1 schema of
-  ``@agentclientprotocol/sdk@2.4.0`` rejects (when the schema is pulled).
+  ``@agentclientprotocol/sdk@2.4.0`` rejects (when the schema is pulled);
+* ``source "probe"``: a note about what the v1 agent did that no rule judges
+  (observe.py: no echo, HTTP statuses as error codes, tool calls left
+  unfinished, a second prompt ending the first), level ``note``.
 """
 
 from __future__ import annotations
@@ -82,6 +85,9 @@ def judge(entries, partial: bool = False, validators=(None, None)) -> tuple[list
         findings.append(Finding("trace", f.property, f.severity, f.message, cause, f.line, f.clause, f.quote))
     if v1 is not None:
         findings += _v1_schema(entries, v1)
+    from .observe import observe
+
+    findings += observe(entries)
     findings.sort(key=lambda f: (f.line, f.source, f.rule))
     return findings, run.entries
 

@@ -49,7 +49,8 @@ class RunResult:
                 "turns": sorted({r.get("turn") for r in self.requests if r.get("turn")}),
                 "violations": sum(f.level == "violation" for f in self.findings),
                 "warnings": sum(f.level == "warning" for f in self.findings),
-                "problems": sum(f.level == "problem" for f in self.findings)}
+                "problems": sum(f.level == "problem" for f in self.findings),
+                "notes": sum(f.level == "note" for f in self.findings)}
 
 
 def run_scenario(name: str, command: list[str], provider: str, out: Path, *, timeout: float = 60.0,
@@ -89,6 +90,10 @@ def run_scenario(name: str, command: list[str], provider: str, out: Path, *, tim
         result.requests = list(server.requests)
         shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - started
+    failed = [r for r in result.requests if isinstance(r.get("status"), int) and r["status"] >= 400]
+    if result.status == "timeout" and len(failed) > 1:
+        result.note = (f"{result.note}: the agent was still retrying the failing provider "
+                       f"({len(failed)} failed calls in {timeout:g} s)")
     entries = parse(transcript)
     if any("msg" in e for _, e in entries):
         partial = result.status in ("timeout", "error")

@@ -57,7 +57,11 @@ def tool_deny(s, clock):
 
 def _first_output(s, rid: int, clock: Clock) -> bool:
     """Wait for the first agent_message_chunk of a slow turn (or the answer)."""
-    return s.until(lambda: s.saw_update("agent_message_chunk") or rid in s.responses, clock.left())
+    def spoke():
+        return any((u.get("update") or {}).get("sessionUpdate") == "agent_message_chunk"
+                   and ((u["update"].get("content") or {}).get("text") or "").strip() for u in s.updates)
+
+    return s.until(lambda: spoke() or rid in s.responses, clock.left())
 
 
 def cancel(s, clock):
