@@ -140,6 +140,9 @@ def _probe(args) -> int:
 
     if shutil.which(command[0]) is None:
         raise UsageError(f"cannot start the agent {command[0]}: no such command (or not executable)")
+    # The agent runs in a fresh working directory: paths given relative to ours are made absolute.
+    command = [str(Path(a).resolve()) if i and not a.startswith("-") and Path(a).exists() else a
+               for i, a in enumerate(command)]
     provider = args.provider or guess_provider(command)
     if provider is None:
         raise UsageError("cannot tell which API the agent calls: pass --provider anthropic|openai|gemini")
@@ -183,11 +186,14 @@ def _report(results, as_json: bool) -> None:
         status = r.status + (f"\n{escape(r.note)}" if r.note else "")
         rows.append([r.scenario, status, f"{r.seconds:.1f}", ", ".join(counts)])
     print_table(out, [Column("scenario", key=True), Column("outcome"), Column("s", "right"), Column("findings")], rows)
+    seen = set()  # a bridge problem (the handshake's, mostly) is shown once, where it first appears
     for r in results:
-        if not r.findings:
+        shown = [f for f in r.findings if f.level != "problem" or (f.rule, f.message) not in seen]
+        seen.update((f.rule, f.message) for f in r.findings if f.level == "problem")
+        if not shown:
             continue
         out.print(f"\n[bold]{r.scenario}[/] ({escape(r.transcript)})", highlight=False)
-        for f in r.findings:
+        for f in shown:
             where = f"line {f.line}" + (f" (v2 line {f.v2_line})" if f.v2_line else "")
             out.print(f"  {where}: {f.level} {escape(f.rule)} [{f.source}]: {escape(f.message)}", highlight=False)
             if f.quote:

@@ -112,7 +112,7 @@ def _turn(path, i: int, raw) -> Turn:
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ScriptError(f"{where}: unknown field {unknown[0]!r} (known: {', '.join(sorted(known))})")
-    chunks = raw.get("chunks", DEFAULT.chunks)
+    chunks = raw.get("chunks", list(DEFAULT.chunks))
     if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
         raise ScriptError(f"{where}: chunks must be a list of strings")
     for key, kind in (("match", str), ("delay", (int, float)), ("tool", bool), ("status", int), ("break_after", int)):
@@ -179,7 +179,7 @@ def schema_value(schema: dict, required_only: bool = False, depth: int = 0, key:
     if kind == "array":
         return []
     if kind in ("integer", "number"):
-        return schema.get("minimum", 0)
+        return schema.get("minimum", 1)  # a count or a score (gemini-cli wants 1-100)
     if kind == "boolean":
         return False
     if kind == "null":

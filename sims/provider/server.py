@@ -7,7 +7,8 @@ no request came for ``idle_timeout`` seconds. Each request is logged as one
 JSON line: ``{"n", "time", "method", "path", "api", "model", "stream", "turn",
 "status", "tools", "tool"}`` (``turn`` is the scripted turn chosen, ``status``
 the HTTP status sent, ``"aborted"`` when the client went away mid-stream,
-``"cut"`` when the script broke the stream).
+``"cut"`` when the script broke the stream). A JSON answer is logged just
+before it is sent, a stream when it ends.
 """
 
 from __future__ import annotations
@@ -146,8 +147,8 @@ class _Handler(BaseHTTPRequestHandler):
         api = api_for_path(path)
         record = {"method": "POST", "path": path}
         if len(provider.requests) >= provider.max_requests:
-            self._reply_json(503, {"error": {"message": "the scripted provider's request budget is spent"}})
             provider.note({**record, "status": 503})
+            self._reply_json(503, {"error": {"message": "the scripted provider's request budget is spent"}})
             return
         try:
             body = json.loads(raw or b"{}")
@@ -155,20 +156,20 @@ class _Handler(BaseHTTPRequestHandler):
             body = None
         if api is None or not isinstance(body, dict):
             status = 404 if api is None else 400
-            self._reply_json(status, {"error": {"message": f"no such endpoint: POST {path}" if api is None else "not JSON"}})
             provider.note({**record, "status": status})
+            self._reply_json(status, {"error": {"message": f"no such endpoint: POST {path}" if api is None else "not JSON"}})
             return
         call = api.read(path, query, body)
         record.update(api=call.api, model=call.model, stream=call.stream, tools=len(call.tools))
         if call.helper:
-            self._reply_json(200, api.helper(call))
             provider.note({**record, "turn": call.helper, "status": 200})
+            self._reply_json(200, api.helper(call))
             return
         turn = provider.script.choose(call.prompt, call.after_tool)
         record["turn"] = turn.name
         if turn.status is not None:
-            self._reply_json(turn.status, api.error(turn.status))
             provider.note({**record, "status": turn.status})
+            self._reply_json(turn.status, api.error(turn.status))
             return
         pieces = _pieces(turn, call)
         tool = next((p[1] for p in pieces if p[0] == "tool"), None)
@@ -178,11 +179,11 @@ class _Handler(BaseHTTPRequestHandler):
             record["turn"] = "json"
         if not call.stream:
             if turn.break_after is not None:
-                self._cut_whole(api.whole(call, pieces))
                 provider.note({**record, "status": "cut"})
+                self._cut_whole(api.whole(call, pieces))
                 return
-            self._reply_json(200, api.whole(call, pieces))
             provider.note({**record, "status": 200})
+            self._reply_json(200, api.whole(call, pieces))
             return
         provider.note({**record, "status": self._stream(api.stream(call, pieces), turn, bool(record["turn"] == "json"))})
 
