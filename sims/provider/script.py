@@ -94,6 +94,8 @@ class Script:
             raise ScriptError(f"{path}: cannot read: {e.strerror or e}") from None
         except (ValueError, UnicodeDecodeError) as e:
             raise ScriptError(f"{path}: not JSON ({e})") from None
+        except RecursionError:
+            raise ScriptError(f"{path}: JSON nested too deeply") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("turns"), list):
             raise ScriptError(f'{path}: expected {{"turns": [...]}}')
         added = [_turn(path, i, t) for i, t in enumerate(doc["turns"])]
