@@ -80,7 +80,11 @@ def run_scenario(name: str, command: list[str], provider: str, out: Path, *, tim
                     result.status, result.note = fn(session, clock)
                 session.linger(linger)
             except AgentGone as e:
-                result.status, result.note = "error", f"{e} (exit status {session.proc.poll()})"
+                try:
+                    code = session.proc.wait(timeout=2)
+                except Exception:  # still running with its output closed: stop() ends it
+                    code = None
+                result.status, result.note = "error", f"{e} (exit status {code})"
             finally:
                 result.exit_code = session.stop()
                 session.close_transcript()
@@ -90,6 +94,10 @@ def run_scenario(name: str, command: list[str], provider: str, out: Path, *, tim
         result.requests = list(server.requests)
         shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - started
+    if result.status == "error":
+        said = _last_line(out / f"{name}.stderr.log")
+        if said:
+            result.note += f"; its stderr ended: {said}"
     failed = [r for r in result.requests if isinstance(r.get("status"), int) and r["status"] >= 400]
     if result.status == "timeout" and len(failed) > 1:
         result.note = (f"{result.note}: the agent was still retrying the failing provider "
@@ -100,6 +108,14 @@ def run_scenario(name: str, command: list[str], provider: str, out: Path, *, tim
         result.findings, bridged = judge(entries, partial=partial, validators=validators)
         (out / f"{name}.v2.jsonl").write_text(bridged_text(bridged), encoding="utf-8")
     return result
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [x.strip() for x in path.read_text(encoding="utf-8", errors="replace").splitlines() if x.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:200] if lines else ""
 
 
 def probe(command: list[str], provider: str, scenarios: list[str], out: Path, *, timeout: float = 60.0,
