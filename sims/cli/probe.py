@@ -68,7 +68,8 @@ def register(sub) -> None:
     path_argument(q, "--out", kind="out-dir", help="write transcripts here (default: a new temporary directory)")
     add_force(q, "files in a non-empty --out directory")
     q.add_argument("--provider", choices=PROVIDERS, help="the API the agent calls (default: guessed from the command)")
-    q.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per scenario, handshake included (default 60)")
+    q.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per scenario, handshake included (default 60; 2.5 times that for fail-500 and "
+                        "overloaded, which agents retry)")
     q.add_argument("--budget", type=_seconds, default=600.0, help="no scenario starts after this many seconds (default 600)")
     path_argument(q, "--script", kind="in-json", help="the provider's script file (see `provider --help`)")
     q.set_defaults(run=_probe, takes_program=True, program=None)

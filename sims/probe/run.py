@@ -8,8 +8,9 @@ agent by process group, and judges the transcript (``judge``). It writes, per
 scenario, into ``out``: ``NAME.jsonl`` (the v1 transcript), ``NAME.v2.jsonl``
 (the bridged one), ``NAME.provider.jsonl`` (the provider's request log) and
 ``NAME.stderr.log`` (the agent's stderr). Every step is bounded: the
-handshake and the scenario share ``timeout`` seconds; no scenario starts once
-``budget`` seconds have passed.
+handshake and the scenario share ``timeout`` seconds (``PATIENCE`` times that
+for the provider failures agents retry); no scenario starts once ``budget``
+seconds have passed.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from acp_lifecycle.sims.wire.transcript import parse
 from .client import AgentGone, AgentSession
 from .environment import environment
 from .judge import Finding, bridged_text, judge
-from .scenarios import SCENARIOS, Clock
+from .scenarios import PATIENCE, SCENARIOS, Clock
 
 __all__ = ["RunResult", "probe", "run_scenario"]
 
@@ -56,6 +57,7 @@ class RunResult:
 def run_scenario(name: str, command: list[str], provider: str, out: Path, *, timeout: float = 60.0,
                  script: Script | None = None, validators=(None, None), linger: float = 1.5) -> RunResult:
     fn = SCENARIOS[name][0]
+    timeout *= PATIENCE.get(name, 1.0)
     started = time.monotonic()
     clock = Clock(timeout)
     root = Path(tempfile.mkdtemp(prefix=f"acp-probe-{name}-"))

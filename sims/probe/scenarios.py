@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["SCENARIOS", "DESCRIPTIONS"]
+__all__ = ["SCENARIOS", "DESCRIPTIONS", "PATIENCE"]
 
 _TOOL_PROMPT = "[tool] Run the shell command `touch acp-probe.txt` in the working directory."
 
@@ -123,3 +123,6 @@ SCENARIOS = {
     "second-prompt": (second_prompt, "a second session/prompt while the first is still streaming"),
 }
 DESCRIPTIONS = {name: what for name, (_, what) in SCENARIOS.items()}
+#: Scenarios whose time is the per-scenario timeout times this: agents retry a 500 or a 529
+#: with backoff (gemini-cli about 65 s, qwen-code about 100 s) before they answer the prompt.
+PATIENCE = {"fail-500": 2.5, "overloaded": 2.5}
