@@ -211,3 +211,17 @@ def test_observations_on_a_hand_written_v1_transcript():
                    ("no-user-echo", 1), ("no-user-echo", 4), ("tool-call-left-unfinished", 2),
                    ("http-status-as-error-code", 6)}
 
+
+
+def test_docs_probe_md_lists_every_scenario_and_note():
+    import re
+
+    from acp_lifecycle.sims.probe import SCENARIOS
+    from acp_lifecycle.sims.probe import observe as observe_module
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "probe.md").read_text()
+    rows = re.findall(r"^\| (`[a-z0-9-]+`(?:, `[a-z0-9-]+`)*) \|", text, re.M)
+    documented = {n for row in rows for n in re.findall(r"`([a-z0-9-]+)`", row)}
+    assert set(SCENARIOS) <= documented
+    notes = set(re.findall(r"``([a-z-]+)``", observe_module.__doc__))
+    assert notes and all(f"`{n}`" in text for n in notes)
