@@ -10,7 +10,8 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from .common import Column, UsageError, add_force, add_json, console, input_file, output_dir, path_argument, print_table
+from .common import (Column, UsageError, add_force, add_json, console, input_file, output_dir, path_argument,
+                     positive_int, print_table)
 
 
 def _port(text: str) -> int:
@@ -46,7 +47,7 @@ def register(sub) -> None:
     )
     p.add_argument("--port", type=_port, default=8765, help="the port on 127.0.0.1 (default 8765)")
     path_argument(p, "--script", kind="in-json", help='turns to add: {"turns": [{"name", "match", "chunks", ...}]}')
-    p.add_argument("--max-requests", type=_count, default=1000, help="stop after this many requests (default 1000)")
+    p.add_argument("--max-requests", type=positive_int, default=1000, help="stop after this many requests (default 1000)")
     p.add_argument("--idle-timeout", type=_seconds, default=600.0, help="stop after this long without a request (default 600 s)")
     add_json(p, "print each request as a JSON line on stdout (default: one short line per request)")
     p.set_defaults(run=_provider)
@@ -73,12 +74,6 @@ def register(sub) -> None:
     q.add_argument("--budget", type=_seconds, default=600.0, help="no scenario starts after this many seconds (default 600)")
     path_argument(q, "--script", kind="in-json", help="the provider's script file (see `provider --help`)")
     q.set_defaults(run=_probe, takes_program=True, program=None)
-
-
-def _count(text: str) -> int:
-    from .common import positive_int
-
-    return positive_int(text)
 
 
 def _script(path):
@@ -126,7 +121,7 @@ def _provider(args) -> int:
 
 
 def _probe(args) -> int:
-    from acp_lifecycle.sims.probe import guess_provider, load_validators, probe
+    from acp_lifecycle.sims.probe import SCENARIOS, guess_provider, load_validators, probe
 
     out = output_dir(args.out, option="--out", force=args.force) if args.out is not None else None
     script = _script(args.script)
@@ -160,17 +155,11 @@ def _probe(args) -> int:
             return
         print(f"  {r.scenario}: {r.status} ({r.seconds:.1f} s)", file=sys.stderr, flush=True)
 
-    results = probe(command, provider, args.scenario or list(_scenarios()), out, timeout=args.timeout,
+    results = probe(command, provider, args.scenario or list(SCENARIOS), out, timeout=args.timeout,
                     budget=args.budget, script=script, validators=validators, progress=progress)
     _report(results, args.json)
     bad = any(r.status in ("timeout", "error") or any(f.level == "violation" for f in r.findings) for r in results)
     return 1 if bad else 0
-
-
-def _scenarios():
-    from acp_lifecycle.sims.probe import SCENARIOS
-
-    return SCENARIOS
 
 
 def _report(results, as_json: bool) -> None:
