@@ -1,0 +1,113 @@
+"""What a v1 agent did that the v2 rules do not judge but a client author should know.
+
+ACP v1 leaves these open (no echo is required, a tool call's status is
+optional, error codes are the agent's), so they are *notes*, not violations:
+each is a fact about the run at its line of the v1 transcript.
+
+* ``no-user-echo``: a prompt the agent never reported back with a
+  ``user_message_chunk`` (v2 requires the echo; a bridge must make it up).
+* ``http-status-as-error-code``: a ``session/prompt`` error whose code is an
+  HTTP status (100-599) rather than a JSON-RPC code.
+* ``permission-for-unannounced-tool-call``: a permission request for a tool
+  call no ``tool_call`` update announced.
+* ``tool-call-left-unfinished``: a tool call (announced, or introduced by a
+  permission request) with no ``completed``/``failed`` status when the turn
+  that made it was answered.
+* ``prompt-ended-by-next-prompt``: a prompt answered ``cancelled`` though the
+  client sent no ``session/cancel``, after the client sent another prompt.
+* ``prompt-answered-after-next-prompt``: a prompt answered (not cancelled)
+  after the client sent a later prompt: the agent queued or merged it.
+"""
+
+from __future__ import annotations
+
+from .judge import Finding
+
+__all__ = ["observe"]
+
+_FINAL = ("completed", "failed")
+
+
+def _note(rule: str, message: str, line: int) -> Finding:
+    return Finding("probe", rule, "note", message, line)
+
+
+class _Turns:
+    """The v1 prompts of a transcript and what happened between each request and its answer."""
+
+    def __init__(self):
+        self.open: dict = {}  # request id key -> {"line", "echoed", "cancel", "later"}
+        self.tools: dict = {}  # tool call id -> {"line", "status"}
+        self.notes: list[Finding] = []
+
+    def client(self, n: int, msg: dict) -> None:
+        method = msg.get("method")
+        if method == "session/prompt" and "id" in msg:
+            for turn in self.open.values():
+                turn["later"] = turn["later"] or (n, msg["id"])
+            self.open[repr(msg["id"])] = {"line": n, "id": msg["id"], "echoed": False, "cancel": False, "later": None}
+        elif method == "session/cancel":
+            for turn in self.open.values():
+                turn["cancel"] = True
+
+    def agent(self, n: int, msg: dict) -> None:
+        method = msg.get("method")
+        if method == "session/update":
+            self._update(n, (msg.get("params") or {}).get("update") or {})
+        elif method == "session/request_permission":
+            call = (msg.get("params") or {}).get("toolCall") or {}
+            cid = call.get("toolCallId")
+            if cid is not None and cid not in self.tools:
+                self.notes.append(_note("permission-for-unannounced-tool-call",
+                                        f"permission asked for tool call {cid!r}, which no tool_call update announced", n))
+                self.tools[cid] = {"line": n, "status": call.get("status") or "pending"}
+        elif "method" not in msg and repr(msg.get("id")) in self.open:
+            self._answer(n, msg, self.open.pop(repr(msg.get("id"))))
+
+    def _update(self, n: int, update: dict) -> None:
+        kind = update.get("sessionUpdate")
+        if kind == "user_message_chunk":
+            for turn in self.open.values():
+                turn["echoed"] = True
+        elif kind in ("tool_call", "tool_call_update"):
+            cid = update.get("toolCallId")
+            tool = self.tools.setdefault(cid, {"line": n, "status": "pending"})
+            if update.get("status"):
+                tool["status"] = update["status"]
+
+    def _answer(self, n: int, msg: dict, turn: dict) -> None:
+        pid = turn["id"]
+        if not turn["echoed"]:
+            self.notes.append(_note("no-user-echo", f"prompt {pid} was never reported back as a user_message_chunk",
+                                    turn["line"]))
+        error = msg.get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+        if isinstance(code, int) and 100 <= code <= 599:
+            self.notes.append(_note("http-status-as-error-code",
+                                    f"prompt {pid} failed with error code {code}, an HTTP status, not a JSON-RPC code", n))
+        stop = (msg.get("result") or {}).get("stopReason") if isinstance(msg.get("result"), dict) else None
+        if turn["later"] is not None and stop is not None:
+            line, later = turn["later"]
+            if stop == "cancelled" and not turn["cancel"]:
+                self.notes.append(_note("prompt-ended-by-next-prompt", f"prompt {pid} ended 'cancelled' without a "
+                                        f"session/cancel, after prompt {later} (line {line}) was sent", n))
+            elif stop != "cancelled":
+                self.notes.append(_note("prompt-answered-after-next-prompt", f"prompt {pid} was answered {stop!r} "
+                                        f"after prompt {later} (line {line}) was sent: queued behind or merged", n))
+        if not self.open:  # the last open turn is answered: every tool call of it should be settled
+            for cid, tool in self.tools.items():
+                if tool["status"] not in _FINAL and not tool.get("reported"):
+                    tool["reported"] = True
+                    self.notes.append(_note("tool-call-left-unfinished", f"tool call {cid!r} was still "
+                                            f"{tool['status']!r} when prompt {pid} was answered (line {n})",
+                                            tool["line"]))
+
+
+def observe(entries) -> list[Finding]:
+    """The notes about a parsed v1 transcript ``[(line, entry)]``."""
+    turns = _Turns()
+    for n, entry in entries:
+        msg = entry.get("msg")
+        if isinstance(msg, dict):
+            (turns.client if entry.get("from") == "client" else turns.agent)(n, msg)
+    return turns.notes

@@ -1,0 +1,128 @@
+"""The probe's scenarios: what the client does in each run, and what counts as applicable.
+
+Each scenario is a function of an ``AgentSession`` after the handshake and a
+deadline helper; it returns ``(status, note)``: ``"ran"``, ``"not-applicable"``
+(the agent cannot be put in that situation: it made no tool call, asked no
+permission), or ``"timeout"`` (a step did not finish in time). The prompt
+text carries the provider's keywords (sims/provider/script.py).
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["SCENARIOS", "DESCRIPTIONS", "PATIENCE"]
+
+_TOOL_PROMPT = "[tool] Run the shell command `touch acp-probe.txt` in the working directory."
+
+
+class Clock:
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return max(0.0, self.end - time.monotonic())
+
+
+def _finish(s, rid: int, clock: Clock, what: str = "the prompt") -> tuple[str, str]:
+    if s.wait_response(rid, clock.left()) is None:
+        return "timeout", f"no answer to {what} in time"
+    return "ran", ""
+
+
+def plain(s, clock):
+    return _finish(s, s.prompt("Say hello."), clock)
+
+
+def _tool(s, clock, policy: str):
+    s.permission = policy
+    rid = s.prompt(_TOOL_PROMPT)
+    status, note = _finish(s, rid, clock)
+    if status != "ran":
+        return status, note
+    if not s.permissions and not s.saw_update("tool_call"):
+        return "not-applicable", "the agent made no tool call"
+    if not s.permissions:
+        return "ran", "the agent ran the tool without asking permission"
+    return "ran", ""
+
+
+def tool_allow(s, clock):
+    return _tool(s, clock, "allow")
+
+
+def tool_deny(s, clock):
+    return _tool(s, clock, "reject")
+
+
+def _first_output(s, rid: int, clock: Clock) -> bool:
+    """Wait for the first agent_message_chunk of a slow turn (or the answer)."""
+    def spoke():
+        return any((u.get("update") or {}).get("sessionUpdate") == "agent_message_chunk"
+                   and ((u["update"].get("content") or {}).get("text") or "").strip() for u in s.updates)
+
+    return s.until(lambda: spoke() or rid in s.responses, clock.left())
+
+
+def cancel(s, clock):
+    rid = s.prompt("[slow] Count slowly to forty.")
+    if not _first_output(s, rid, clock):
+        return "timeout", "no output from the slow turn in time"
+    if rid in s.responses:
+        return "not-applicable", "the turn ended before any output could be cancelled"
+    s.cancel()
+    return _finish(s, rid, clock)
+
+
+def cancel_permission(s, clock):
+    s.permission = "hold"
+    rid = s.prompt(_TOOL_PROMPT)
+    if not s.until(lambda: s.held or rid in s.responses, clock.left()):
+        return "timeout", "no permission request and no answer in time"
+    if not s.held:
+        return "not-applicable", "the agent asked no permission for its tool call" if s.saw_update("tool_call") \
+            else "the agent made no tool call"
+    s.cancel()
+    for req in s.held:  # v1: a client that cancels answers its pending permission requests "cancelled"
+        s.answer(req, {"outcome": {"outcome": "cancelled"}})
+    s.held.clear()
+    return _finish(s, rid, clock)
+
+
+def _failing(keyword: str):
+    def run(s, clock):
+        return _finish(s, s.prompt(f"{keyword} Say hello."), clock)
+
+    return run
+
+
+def second_prompt(s, clock):
+    first = s.prompt("[slow] Count slowly to forty.")
+    if not _first_output(s, first, clock):
+        return "timeout", "no output from the slow turn in time"
+    if first in s.responses:
+        return "not-applicable", "the first turn ended before the second prompt could be sent"
+    second = s.prompt("Say hello.")
+    if not s.until(lambda: first in s.responses and second in s.responses, clock.left()):
+        missing = [n for n, r in (("first", first), ("second", second)) if r not in s.responses]
+        return "timeout", f"no answer to the {' and '.join(missing)} prompt in time"
+    return "ran", ""
+
+
+#: name -> (function, what it does), in the order the probe runs them
+SCENARIOS = {
+    "plain": (plain, "a plain prompt answered in chunks"),
+    "tool-allow": (tool_allow, "a tool call; the permission request is allowed"),
+    "tool-deny": (tool_deny, "a tool call; the permission request is rejected"),
+    "cancel": (cancel, "session/cancel in the middle of a slow answer"),
+    "cancel-permission": (cancel_permission, "session/cancel while a permission request is pending"),
+    "fail-401": (_failing("[fail-401]"), "the provider answers 401 before any output"),
+    "fail-500": (_failing("[fail-500]"), "the provider answers 500 before any output"),
+    "overloaded": (_failing("[overloaded]"), "the provider answers 529 (overloaded) before any output"),
+    "fail-midstream": (_failing("[fail-midstream]"), "the provider's stream breaks after two chunks"),
+    "second-prompt": (second_prompt, "a second session/prompt while the first is still streaming"),
+}
+DESCRIPTIONS = {name: what for name, (_, what) in SCENARIOS.items()}
+#: Scenarios whose time is the per-scenario timeout times this: agents retry a 500 or a 529
+#: with backoff (gemini-cli about 65 s, qwen-code about 100 s) before they answer the prompt.
+PATIENCE = {"fail-500": 2.5, "overloaded": 2.5}

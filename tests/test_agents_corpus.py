@@ -1,0 +1,234 @@
+"""The recorded transcripts of published agents under `acp-lifecycle probe` (tests/agents/).
+
+Three agents (claude-agent-acp, gemini-cli, qwen-code; versions in
+tests/agents/versions.json) ran every probe scenario against the scripted
+provider (tests/agents/regenerate.py). Offline, these tests check that every
+transcript parses, that `trace` on the bridged v2 form reports nothing but the
+agents' real faults, and that each fault and note is reported at the line
+where the agent did it. A slow test runs the probe live when the agents are
+installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from acp_lifecycle.sims.probe import SCENARIOS, judge, load_validators
+from acp_lifecycle.sims.wire.transcript import parse
+
+AGENTS_DIR = Path(__file__).resolve().parent / "agents"
+VERSIONS = json.loads((AGENTS_DIR / "versions.json").read_text())
+RUNS = [(agent, name) for agent in sorted(VERSIONS) for name in SCENARIOS
+        if VERSIONS[agent]["scenarios"].get(name, {}).get("status") not in (None, "skipped")]
+VALIDATORS = load_validators()
+
+
+def _status(agent, name):
+    return VERSIONS[agent]["scenarios"][name]["status"]
+
+
+def _judged(agent, name):
+    entries = parse(AGENTS_DIR / agent / f"{name}.jsonl")
+    findings, bridged = judge(entries, partial=_status(agent, name) in ("timeout", "error"), validators=VALIDATORS)
+    return entries, findings, bridged
+
+
+def _msgs(entries, sender=None):
+    return {n: e["msg"] for n, e in entries if "msg" in e and (sender is None or e["from"] == sender)}
+
+
+def _update_kind(msg):
+    return ((msg.get("params") or {}).get("update") or {}).get("sessionUpdate") if msg.get("method") == "session/update" else None
+
+
+def test_the_three_agents_at_the_versions_recorded():
+    assert {a: v["version"] for a, v in VERSIONS.items()} == {
+        "claude-agent-acp": "0.23.1", "gemini-cli": "0.61.0", "qwen-code": "0.15.10"}
+    for agent, v in VERSIONS.items():
+        assert set(v["scenarios"]) == set(SCENARIOS), agent
+        assert v["seconds"] < 600, f"{agent}: the probe of one agent must stay under 10 minutes"
+
+
+@pytest.mark.parametrize("agent, name", RUNS, ids=lambda x: x)
+def test_every_transcript_parses_and_did_the_handshake(agent, name):
+    msgs = _msgs(parse(AGENTS_DIR / agent / f"{name}.jsonl"))
+    init = next(m for m in msgs.values() if m.get("id") == 1 and "result" in m)
+    assert init["result"]["protocolVersion"] == 1
+    assert any(m.get("method") == "session/prompt" for m in msgs.values())
+
+
+@pytest.mark.parametrize("agent, name", RUNS, ids=lambda x: x)
+def test_trace_on_the_bridged_form_reports_only_the_null_usage(agent, name):
+    """No false alarm: the only rule `trace` reports on what these agents did is the schema
+    rejecting claude-agent-acp's `usage_update` with `used: null`, at exactly those lines."""
+    entries, findings, bridged = _judged(agent, name)
+    null_used = {n for n, m in _msgs(entries, "agent").items()
+                 if _update_kind(m) == "usage_update" and m["params"]["update"].get("used", 0) is None}
+    traced = [f for f in findings if f.source == "trace"]
+    if VALIDATORS[1] is None:
+        assert traced == []
+        return
+    assert {f.rule for f in traced} <= {"schema_valid"}
+    assert {f.line for f in traced} == null_used
+    # claude-agent-acp sends used: null after each model reply (used: 0 after a failed call)
+    replied = {"plain", "tool-allow", "tool-deny", "cancel-permission", "second-prompt"}
+    assert bool(null_used) == (agent == "claude-agent-acp" and name in replied)
+    for f in traced:  # the bridged line is the agent's message, unchanged
+        assert bridged[f.v2_line - 1]["msg"] == _msgs(entries)[f.line]
+    v1 = {f.line for f in findings if f.source == "schema-v1"}
+    assert v1 == (null_used if VALIDATORS[0] is not None else set())
+
+
+@pytest.mark.parametrize("agent, name", RUNS, ids=lambda x: x)
+def test_what_the_bridge_cannot_carry(agent, name):
+    """The handshake's v1-only features, and the two stop reasons of overlapping turns when a
+    second prompt ends the first (gemini-cli, qwen-code): one v2 idle cannot carry both."""
+    entries, findings, _ = _judged(agent, name)
+    msgs = _msgs(entries)
+    first_prompt = min(n for n, m in msgs.items() if m.get("method") == "session/prompt")
+    problems = [f for f in findings if f.source == "bridge"]
+    handshake = [f for f in problems if f.line < first_prompt]
+    assert handshake and all(f.rule == "no-v2-equivalent" for f in handshake)
+    later = {(f.rule, f.line) for f in problems if f.line >= first_prompt}
+    if name == "second-prompt" and agent != "claude-agent-acp":
+        assert later == {("several-stop-reasons", _line(msgs, _response(4)))}
+    else:
+        assert later == set()
+
+
+@pytest.mark.parametrize("agent, name", RUNS, ids=lambda x: x)
+def test_no_agent_echoes_the_user_message(agent, name):
+    entries, findings, _ = _judged(agent, name)
+    msgs = _msgs(entries)
+    assert not any(_update_kind(m) == "user_message_chunk" for m in msgs.values())
+    answered = {m["id"] for m in msgs.values() if "method" not in m and ("result" in m or "error" in m)}
+    prompts = {n for n, m in msgs.items() if m.get("method") == "session/prompt" and m["id"] in answered}
+    assert {f.line for f in findings if f.rule == "no-user-echo"} == prompts
+
+
+def _notes(agent, name):
+    entries, findings, _ = _judged(agent, name)
+    return _msgs(entries), {(f.rule, f.line) for f in findings if f.level == "note" and f.rule != "no-user-echo"}
+
+
+def _line(msgs, pred):
+    return next(n for n, m in msgs.items() if pred(m))
+
+
+def _response(rid):
+    return lambda m: "method" not in m and m.get("id") == rid and ("result" in m or "error" in m)
+
+
+def _permission(m):
+    return m.get("method") == "session/request_permission"
+
+
+def _tool_call(m):
+    return _update_kind(m) == "tool_call"
+
+
+@pytest.mark.parametrize("agent", ["gemini-cli", "qwen-code"])
+def test_gemini_and_qwen_ask_permission_for_tool_calls_they_never_announced(agent):
+    for name in ("tool-allow", "tool-deny", "cancel-permission"):
+        msgs, notes = _notes(agent, name)
+        assert not any(_tool_call(m) for m in msgs.values())
+        asked = _line(msgs, _permission)
+        assert ("permission-for-unannounced-tool-call", asked) in notes, name
+        # denied or cancelled: the call introduced by the permission request never gets a final status
+        assert (("tool-call-left-unfinished", asked) in notes) == (name != "tool-allow"), name
+
+
+def test_claude_announces_its_tool_call_and_leaves_it_pending_only_when_cancelled():
+    for name in ("tool-allow", "tool-deny", "cancel-permission"):
+        msgs, notes = _notes("claude-agent-acp", name)
+        announced, asked = _line(msgs, _tool_call), _line(msgs, _permission)
+        assert announced < asked and not any(r == "permission-for-unannounced-tool-call" for r, _ in notes)
+        assert (("tool-call-left-unfinished", announced) in notes) == (name == "cancel-permission"), name
+    msgs, _ = _notes("claude-agent-acp", "tool-deny")
+    statuses = [m["params"]["update"].get("status") for m in msgs.values() if _update_kind(m) == "tool_call_update"]
+    assert "failed" in statuses
+
+
+def test_gemini_puts_http_statuses_in_json_rpc_error_codes_and_the_others_do_not():
+    for agent in sorted(VERSIONS):
+        for name in ("fail-401", "overloaded", "fail-midstream", "fail-500"):
+            if _status(agent, name) != "ran":
+                continue
+            msgs, notes = _notes(agent, name)
+            answer = _line(msgs, _response(3))
+            code = msgs[answer]["error"]["code"]
+            flagged = ("http-status-as-error-code", answer) in notes
+            if agent == "gemini-cli":
+                assert flagged and code == {"fail-401": 401, "overloaded": 529, "fail-midstream": 500, "fail-500": 500}[name]
+            else:
+                assert not flagged and code == -32603, (agent, name)
+
+
+def test_a_second_prompt_cancels_the_first_in_gemini_and_qwen_and_queues_in_claude():
+    for agent in sorted(VERSIONS):
+        msgs, notes = _notes(agent, "second-prompt")
+        first, second = _line(msgs, _response(3)), _line(msgs, _response(4))
+        assert not any(m.get("method") == "session/cancel" for m in msgs.values())
+        if agent == "claude-agent-acp":
+            # prompt 1 is answered end_turn after prompt 2's reply streamed, then prompt 2
+            assert msgs[first]["result"]["stopReason"] == "end_turn" and first < second
+            assert ("prompt-answered-after-next-prompt", first) in notes
+        else:
+            assert msgs[first]["result"]["stopReason"] == "cancelled" and first < second
+            assert ("prompt-ended-by-next-prompt", first) in notes
+
+
+def test_every_agent_ends_a_cancelled_turn_cancelled():
+    for agent in sorted(VERSIONS):
+        for name in ("cancel", "cancel-permission"):
+            msgs, _ = _notes(agent, name)
+            cancel = _line(msgs, lambda m: m.get("method") == "session/cancel")
+            answer = _line(msgs, _response(3))
+            assert cancel < answer and msgs[answer]["result"]["stopReason"] == "cancelled", (agent, name)
+
+
+def test_gemini_and_qwen_retry_a_500_and_a_529_for_a_minute_or_more_before_answering():
+    """claude-agent-acp (retries off) answers at once; gemini-cli retries its routing call, qwen-code
+    its chat call, with backoff: a client waits over a minute for the error."""
+    for agent in sorted(VERSIONS):
+        for name in ("fail-500", "overloaded"):
+            run = VERSIONS[agent]["scenarios"][name]
+            assert run["status"] == "ran", (agent, name)
+            if agent == "claude-agent-acp":
+                assert run["provider_requests"] == 1 and run["seconds"] < 15
+            else:
+                assert run["provider_requests"] >= 5 and run["seconds"] > 55, (agent, name)
+
+
+# --- live ------------------------------------------------------------------------------
+
+
+def _regenerate():
+    spec = importlib.util.spec_from_file_location("agents_regenerate", AGENTS_DIR / "regenerate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", sorted(VERSIONS))
+def test_live_probe_of_an_installed_agent(agent, tmp_path):
+    """Run the plain and cancel scenarios on the installed agent ($ACP_LIFECYCLE_AGENT_CACHE, else
+    regenerate.py's cache) and check what the recorded corpus shows."""
+    from acp_lifecycle.sims.probe import probe
+
+    regen = _regenerate()
+    cache = Path(os.environ.get("ACP_LIFECYCLE_AGENT_CACHE") or regen.default_cache())
+    if regen.installed_version(cache, agent) is None:
+        pytest.skip(f"{agent} is not installed in {cache} (python tests/agents/regenerate.py --cache DIR)")
+    results = probe(regen.command(cache, agent), regen.AGENTS[agent][4], ["plain", "cancel"], tmp_path,
+                    validators=VALIDATORS)
+    assert [r.status for r in results] == ["ran", "ran"]
+    for r in results:
+        assert {f.rule for f in r.findings if f.source == "trace"} <= {"schema_valid"}
+        assert any(f.rule == "no-user-echo" for f in r.findings)
