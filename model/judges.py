@@ -46,6 +46,7 @@ __all__ = [
     "ResumeRequest",
     "ResumeResult",
     "StateUpdate",
+    "ToolUpdate",
     "UserChunk",
     "UserMessage",
     "events_of_step",
@@ -134,6 +135,15 @@ class StateUpdate(NamedTuple):
     #: the error object's code, True for an error object without one, None when the
     #: update has no ``error`` field
     error: object = None
+    #: the tool call ids of its ``background`` list (2.4.0), () when it lists none
+    background: tuple = ()
+
+
+class ToolUpdate(NamedTuple):
+    """A ``tool_call`` or ``tool_call_update`` (``status`` None: the update leaves it as it was)."""
+
+    tool_id: object
+    status: object
 
 
 # ---------------------------------------------------------------------------
@@ -296,6 +306,94 @@ def _no_replay_without_replay_from(state, rec):
     return state, ""
 
 
+# --- tool calls of foreground work (two judges read the same history) ---------------------
+
+_WORKING = ("running", "requires_action")
+_FINAL = ("completed", "failed", "cancelled")
+
+
+class _Tools(NamedTuple):
+    """What one view (a session on a connection) was told of tool calls and foreground work."""
+
+    active: bool = False  # the state last reported is running or requires_action
+    working: tuple = ()  # ((tool id, status), ...) of the work in progress, sorted
+    ended: tuple = ()  # tool ids of work an idle has ended, sorted
+    status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of, sorted
+    background: tuple = ()  # tool ids the last state update listed as background
+    history: bool = False  # inside a resume with replay, before its snapshot: updates are history
+
+
+def _put(pairs: tuple, key, value) -> tuple:
+    return _sorted(tuple(p for p in pairs if p[0] != key) + ((key, value),))
+
+
+def _sorted(items: tuple) -> tuple:
+    try:
+        return tuple(sorted(items))
+    except TypeError:
+        return tuple(sorted(items, key=repr))
+
+
+def _tools(t: _Tools, rec):
+    """The history after ``rec``, and what ``rec`` broke: ("after-idle", tool id) for an update of a
+    tool call whose work an idle ended, ("unfinished", ids) for an error idle that leaves tool calls
+    of the work unfinished, or None."""
+    k = type(rec)
+    if k is Closed:
+        return _Tools(), None
+    if k is ResumeRequest:
+        return t._replace(history=rec.replay), None
+    if k is ResumeResult:
+        return t._replace(history=False), None
+    if k is ToolUpdate:
+        return _tool_update(t, rec)
+    if k is not StateUpdate:
+        return t, None
+    t = t._replace(history=False, background=rec.background)
+    if rec.state in _WORKING:
+        return t._replace(active=True, working=t.working if t.active else ()), None
+    if rec.state != "idle" or not t.active:
+        return t._replace(active=False), None
+    bg = rec.background
+    broke = None
+    if rec.stop_reason == "error":
+        open_ = tuple(tid for tid, st in t.working if st not in _FINAL and tid not in bg)
+        broke = ("unfinished", open_) if open_ else None
+    ended = _sorted(tuple(set(t.ended) | {tid for tid, _ in t.working if tid not in bg}))
+    # a final status stays final: only the others can still matter (an update without a status)
+    status = tuple(p for p in t.status if p[1] not in _FINAL)
+    return t._replace(active=False, working=(), ended=ended, status=status), broke
+
+
+def _tool_update(t: _Tools, rec: ToolUpdate):
+    tid, status = rec.tool_id, rec.status
+    known = dict(t.status)
+    broke = None
+    if not t.history:
+        if tid in t.ended:
+            broke = ("after-idle", tid)
+            t = t._replace(ended=tuple(x for x in t.ended if x != tid))
+        if t.active and tid not in t.background:
+            t = t._replace(working=_put(t.working, tid, status or dict(t.working).get(tid) or known.get(tid) or "pending"))
+    if status is not None or tid not in known:
+        t = t._replace(status=_put(t.status, tid, status or known.get(tid) or "pending"))
+    return t, broke
+
+
+def _no_update_after_idle_of_its_work(t: _Tools, rec):
+    t, broke = _tools(t, rec)
+    if broke and broke[0] == "after-idle":
+        return t, f"an update of tool call {broke[1]} after the idle that ended its work"
+    return t, ""
+
+
+def _tools_terminal_before_error_idle(t: _Tools, rec):
+    t, broke = _tools(t, rec)
+    if broke and broke[0] == "unfinished":
+        return t, f"the error idle leaves tool call(s) {list(broke[1])} unfinished"
+    return t, ""
+
+
 _RESUME = (ResumeRequest, ResumeResult, Closed)
 
 JUDGES: dict[str, Judge] = {
@@ -327,6 +425,15 @@ JUDGES: dict[str, Judge] = {
               ("RFD-REPLAY-CHUNK-RESET", "RFD-METADATA-NOT-RESET"), (UserMessage, UserChunk) + _RESUME, None, ("chunk",),
               ("sometimes_chunked_replay",), per="view", step=_chunked_replay_resets_first,
               rename=_rename_cleared),
+        Judge("no_update_after_idle_of_its_work", "MUST", "rfd",
+              "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
+              ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE"), (StateUpdate, ToolUpdate) + _RESUME, None, ("tool",),
+              ("sometimes_idle_ends_work_with_tools",), per="view", start=_Tools(),
+              step=_no_update_after_idle_of_its_work),
+        Judge("tools_terminal_before_error_idle", "SHOULD", "rfd",
+              "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",), (StateUpdate, ToolUpdate) + _RESUME, None, ("state",),
+              ("sometimes_unfinished_tool_at_failure",), per="view", start=_Tools(),
+              step=_tools_terminal_before_error_idle),
         Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
               ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("um", "chunk"),
               ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),
@@ -356,6 +463,8 @@ def record_of_model(msg: tuple):
         return UserChunk(msg[1], msg[3])
     if k == "resumed":
         return ResumeResult(msg[1])
+    if k == "tool":
+        return ToolUpdate(msg[1], msg[2])
     if k == "v1ok":
         return Response("client", msg[1])
     if k == "perm":
@@ -441,7 +550,10 @@ def record_of_json(kind: str, body, rid=None):
     if kind == "state_update":
         error = body.get("error", _ABSENT)
         code = None if error is _ABSENT else (error.get("code", True) if isinstance(error, dict) else True)
-        return StateUpdate(body.get("state"), body.get("stopReason"), code)
+        listed = body.get("background")
+        tools = tuple(sorted({i["toolCallId"] for i in listed if isinstance(i, dict) and i.get("type") == "tool_call"
+                              and isinstance(i.get("toolCallId"), str)})) if isinstance(listed, list) else ()
+        return StateUpdate(body.get("state"), body.get("stopReason"), code, tools)
     if kind == "prompt_result":
         if not isinstance(body, dict):
             return PromptResult(rid, None, "the session/prompt result is not an object")

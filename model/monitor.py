@@ -61,6 +61,7 @@ from .judges import (
     Response,
     ResumeRequest,
     ResumeResult,
+    ToolUpdate,
     UserChunk,
     UserMessage,
     judge,
@@ -406,12 +407,7 @@ class Monitor:
                 self._add(n, "requires_action_then_running",
                           f"tool call {_show(tid)} goes {status} while the session is requires_action: progress resumed "
                           "without running")
-            if tid in view.ended_tools and not history:
-                self._add(n, "no_update_after_idle_of_its_work",
-                          f"{kind} for {_show(tid)} after the idle that ended its work")
-                view.ended_tools.discard(tid)
-            if not history and view.state in WORKING and not (view.background and ("tool_call", tid) in view.background):
-                view.working_tools[tid] = status or view.working_tools.get(tid) or view.tool_status.get(tid) or "pending"
+            self._feed(n, view.judged, ToolUpdate(tid, status))
             if status is not None or tid not in view.tool_status:
                 view.tool_status[tid] = status or view.tool_status.get(tid) or "pending"
             if "capabilities" in update:
@@ -471,8 +467,6 @@ class Monitor:
         if state != view.state:
             view.reqaction_flagged = False
         if state in WORKING:
-            if view.state not in WORKING:
-                view.working_tools = {}
             view.state, view.stop = state, None
             view.custom_work = 0
             session.ran = True
@@ -509,15 +503,6 @@ class Monitor:
             self._add(n, "cancelled_work_ends_cancelled",
                       f"work cancelled on line {view.cancel} ended with stopReason {stop!r}")
         if working:
-            bg = items or frozenset()
-            if stop == "error":
-                unfinished = sorted(str(t) for t, st in view.working_tools.items()
-                                    if st not in FINAL_TOOL and ("tool_call", t) not in bg)
-                if unfinished:
-                    self._add(n, "tools_terminal_before_error_idle",
-                              f"the error idle leaves tool call(s) {unfinished} unfinished")
-            view.ended_tools |= {t for t in view.working_tools if ("tool_call", t) not in bg}
-            view.working_tools = {}
             if view.cancel:
                 for key, line in view.cancel_perms.items():
                     req = conn.pending.get(("agent", key))

@@ -103,8 +103,6 @@ class _View:
     provisional: int = 0  # an update before the session/new response that may create it
     state: object = None  # None: not known
     stop: object = None
-    working_tools: dict = field(default_factory=dict)
-    ended_tools: set = field(default_factory=set)
     tool_status: dict = field(default_factory=dict)
     tool_cancel: dict = field(default_factory=dict)
     terminals: dict = field(default_factory=dict)  # terminalId -> exited

@@ -20,11 +20,11 @@ PINNED = {
     "failures": (952, 3912, 12, 44),
     "cancel-race": (1550, 4529, 13, 48),
     "permission": (1332, 4558, 13, 32),
-    # one_response_per_request remembers which requests each connection answered (issue 21:
-    # 1706 -> 2026); no_second_stop_reason, the stop reason last reported on a connection,
-    # which a resumed connection has not been told yet (6348 -> 6579)
+    # the judges' history (issue 21): one_response_per_request remembers which requests each
+    # connection answered (1706 -> 2026); no_second_stop_reason and the tool call judges, the
+    # stop reason and the work a resumed connection has not been told of yet (6348 -> 6922)
     "permission-2-clients": (2026, 6028, 16, 56),
-    "lost-response": (6579, 21075, 18, 368),
+    "lost-response": (6922, 22076, 18, 368),
     "restart": (443, 1099, 10, 123),
     "commands": (754, 1858, 14, 28),
     "import": (2709, 8653, 13, 532),

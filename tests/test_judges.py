@@ -22,8 +22,6 @@ STILL_TWO_DEFINITIONS = {
     "every_prompt_answered",
     "distinct_message_ids",
     "every_inserted_message_echoed",
-    "no_update_after_idle_of_its_work",
-    "tools_terminal_before_error_idle",
     "cancelled_work_ends_cancelled",
     "resumed_client_sees_current_state",
 }

@@ -38,6 +38,15 @@ def _post(p: Provider, path: str, body: dict) -> tuple[int, str]:
         return e.code, e.read().decode()
 
 
+def _noted(p: Provider, n: int) -> list:
+    """The provider's request log once it holds ``n`` records: a streamed answer is logged by the
+    handler after its last byte, which the client may read first."""
+    deadline = time.monotonic() + 10
+    while len(p.requests) < n and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return list(p.requests)
+
+
 def _events(text: str) -> list:
     return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
 
@@ -55,7 +64,7 @@ def test_anthropic_stream_calls_the_shell_tool_and_then_answers_the_result(provi
               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool["id"], "content": "ok"}]}]
     _, text = _post(provider, "/v1/messages", {"model": "m", "stream": True, "tools": [BASH], "messages": result})
     assert "".join(e["delta"]["text"] for e in _events(text) if e.get("delta", {}).get("type") == "text_delta") == "The command ran."
-    assert [r["turn"] for r in provider.requests] == ["tool", "after-tool"]
+    assert [r["turn"] for r in _noted(provider, 2)] == ["tool", "after-tool"]
 
 
 def test_anthropic_count_tokens_and_a_401_before_any_output(provider):
@@ -103,7 +112,7 @@ def test_gemini_stream_and_a_json_helper_call(provider):
                                                                                         "responseJsonSchema": schema}})
     answer = json.loads(json.loads(text)["candidates"][0]["content"]["parts"][0]["text"])
     assert answer == {"reasoning": "scripted", "next_speaker": "user", "score": 1}
-    assert provider.requests[-1]["turn"] == "json"
+    assert _noted(provider, 2)[-1]["turn"] == "json"
 
 
 def test_a_midstream_failure_cuts_the_connection_after_two_chunks(provider):
@@ -116,7 +125,7 @@ def test_a_midstream_failure_cuts_the_connection_after_two_chunks(provider):
         resp.read()
     deltas = [ev["delta"]["text"] for ev in _events(e.value.partial.decode()) if ev.get("delta", {}).get("type") == "text_delta"]
     assert deltas == ["Partial", " answer"]
-    assert provider.requests[-1]["status"] == "cut"
+    assert _noted(provider, 1)[-1]["status"] == "cut"
 
 
 def test_the_provider_stops_by_itself_when_idle_and_after_its_budget():

@@ -27,7 +27,7 @@ PINNED = {
     "cancel-race": (1550, 4529, 13, 48),
     "permission": (1332, 4558, 13, 32),
     "permission-2-clients": (1014, 3016, 16, 28),  # the judges' history: tests/test_explore.py
-    "lost-response": (4633, 14235, 17, 312),
+    "lost-response": (4976, 15236, 17, 312),
     "restart": (443, 1099, 10, 123),
     "commands": (754, 1858, 14, 28),
     "import": (1990, 6365, 12, 357),

@@ -71,11 +71,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-STOP-CANCELLED-REPORT",
         "S240-CANCEL-ABORT-ERRORS",
     ),
-    "no_update_after_idle_of_its_work": (
-        "RFD-IDLE-AFTER-ALL-UPDATES",
-        "S240-CANCEL-UPDATES-BEFORE-IDLE",
-    ),
-    "tools_terminal_before_error_idle": ("RFD-FAIL-TOOLS-TERMINAL",),
     "ended_work_reported_idle": (
         "S240-STATE-IDLE-WHEN-NONE",
         "S240-STATE-REPORT-IDLE",

@@ -182,31 +182,10 @@ def cancelled_work_ends_cancelled(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_idle_ends_work_with_tools",), on="tool")
-def no_update_after_idle_of_its_work(pre: System, step: Step):
-    """The idle follows all updates of the work it ends: no tool call update after it."""
-    for c, m in step.emitted:
-        if m[0] == "tool" and m[1] in pre.agent.ended_tools:
-            return f"tool call {m[1]} was updated ({m[2]}) after the idle that ended its work"
-    return None
+_judged("no_update_after_idle_of_its_work")
 
 
-@_prop("step", witnesses=("sometimes_unfinished_tool_at_failure",), level="SHOULD", on="state")
-def tools_terminal_before_error_idle(pre: System, step: Step):
-    """Before an error idle, every unfinished tool call of the work gets a terminal status."""
-    w = pre.agent.work
-    if w is None:
-        return None
-    status = dict(w.tools)
-    for _, m in step.emitted:
-        if m[0] == "tool":
-            status[m[1]] = m[2]
-        elif m[0] == "state" and m[1] == IDLE and m[2] == "error":
-            open_ = [t for t, st in status.items() if st not in ("completed", "failed")]
-            if open_:
-                return f"the error idle was sent while tool call(s) {open_} were still unfinished"
-            return None
-    return None
+_judged("tools_terminal_before_error_idle")
 
 
 _judged("error_only_with_error_stop_reason")
@@ -268,7 +247,10 @@ def state_changes_only_with_work(pre: System, step: Step):
     name = step.action[0]
     if name in _STATE_STEPS or (name == "AgentReceive" and step.action[2] == "perm_ans"):
         return None
-    states = _states(step)
+    # 2.4.0: "Repeated snapshots are idempotent, not additional work, completions, or usage. A
+    # repeated state may carry updated information without another state transition."
+    a = pre.agent
+    states = [m for m in _states(step) if not (m[1] == a.fg and (m[1] != IDLE or m[2] in ("", a.stop)))]
     if states:
         shown = ", ".join(m[1] + (f" stopReason={m[2]}" if m[2] else "") for m in states)
         return f"{_what(step)} sent state_update {shown}, though it neither starts, blocks, resumes nor ends work"

@@ -303,8 +303,9 @@ def run_mutant(
         t0 = time.perf_counter()
         with patched(m):
             try:
-                # a patched agent may do what renaming does not commute with: no symmetry reduction
-                r = explore(cfg, mutated_rules, max_states=max_states, symmetry=not m.patches)
+                # with the symmetry reduction: where a patched agent breaks what renaming assumes,
+                # the search notices and explores again without it (model/symmetry.py)
+                r = explore(cfg, mutated_rules, max_states=max_states)
             except TooLarge:
                 run.status, run.member = "unbounded", cfg.name
                 break
