@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterable, Iterator
 
 from acp_lifecycle.model.monitor import DEFAULT_RULES, RULES, V1_STOP_REASONS, Finding, Monitor, RawFloat
 from acp_lifecycle.model.wire import agent_message, client_message
@@ -38,6 +39,7 @@ __all__ = [
     "export",
     "parse",
     "parse_text",
+    "read",
 ]
 
 
@@ -92,58 +94,89 @@ def dumps(lines: list[dict]) -> str:
 # ---------------------------------------------------------------------------
 
 
-def parse(path: Path) -> list[tuple[int, dict]]:
-    """``[(line number, entry), ...]``; TranscriptError (one line) for an unusable file."""
+def read(path) -> Iterator[tuple[int, dict]]:
+    """``(line number, entry)`` for each line of the file, read one line at a time
+    (memory does not grow with the file); TranscriptError (one line) at the first
+    unusable line, after the entries before it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        f = open(path, "rb")
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise TranscriptError(f"{path}: is a directory") from None
-    except UnicodeDecodeError as e:
-        raise TranscriptError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except OSError as e:
         raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
-    return parse_text(text, str(path))
+    with f:
+        offset = 0
+        lines = enumerate(f, 1)
+        while True:
+            try:
+                n, raw = next(lines)
+            except StopIteration:
+                return
+            except OSError as e:  # EISDIR on some systems, EIO
+                raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise TranscriptError(f"{path}: not UTF-8 text (byte {offset + e.start})") from None
+            offset += len(raw)
+            if n == 1:
+                text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
+            entry = _entry(text.removesuffix("\n").removesuffix("\r"), n, path)
+            if entry is not None:
+                yield n, entry
+
+
+def parse(path: Path) -> list[tuple[int, dict]]:
+    """``[(line number, entry), ...]``; TranscriptError (one line) for an unusable file."""
+    return list(read(path))
+
+
+#: One decoder for every line (``json.loads`` with an option builds a new one per call).
+_DECODER = json.JSONDecoder(parse_float=RawFloat)
 
 
 def loads(text: str):
     """One JSON value, numbers exactly as written (see the module docstring)."""
-    return json.loads(text, parse_float=RawFloat)
+    return _DECODER.decode(text)
 
 
 def parse_text(text: str, name: str = "<transcript>") -> list[tuple[int, dict]]:
     """Parse transcript text; TranscriptError names the file and line."""
-    path = name
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte order mark, as some editors on Windows write
     out = []
     for n, raw in enumerate(text.split("\n"), 1):
-        raw = raw.removesuffix("\r")
-        if not raw.strip():
-            continue
-        try:
-            entry = loads(raw)
-        except ValueError as e:
-            raise TranscriptError(f"{path}:{n}: not JSON ({getattr(e, 'msg', e)})") from None
-        except RecursionError:
-            raise TranscriptError(f"{path}:{n}: JSON nested too deeply") from None
-        if not isinstance(entry, dict):
-            raise TranscriptError(f"{path}:{n}: a line must be a JSON object, not {type(entry).__name__}")
-        if not isinstance(entry.get("conn"), (str, int)) or isinstance(entry.get("conn"), bool):
-            raise TranscriptError(f"{path}:{n}: a line needs \"conn\" (a connection label)")
-        if entry.get("event") == "closed":
+        entry = _entry(raw.removesuffix("\r"), n, name)
+        if entry is not None:
             out.append((n, entry))
-            continue
-        if entry.get("from") not in ("client", "agent"):
-            raise TranscriptError(f"{path}:{n}: \"from\" must be \"client\" or \"agent\"")
-        if "msg" not in entry and isinstance(entry.get("raw"), str):
-            out.append((n, entry))
-            continue
-        if not isinstance(entry.get("msg"), dict):
-            raise TranscriptError(f"{path}:{n}: a line needs \"msg\" (a JSON-RPC message object)")
-        out.append((n, entry))
     return out
+
+
+def _entry(raw: str, n: int, path) -> dict | None:
+    """The entry on line ``n`` (None for a blank line); TranscriptError names the file and line."""
+    if not raw.strip():
+        return None
+    try:
+        entry = loads(raw)
+    except ValueError as e:
+        raise TranscriptError(f"{path}:{n}: not JSON ({getattr(e, 'msg', e)})") from None
+    except RecursionError:
+        raise TranscriptError(f"{path}:{n}: JSON nested too deeply") from None
+    if not isinstance(entry, dict):
+        raise TranscriptError(f"{path}:{n}: a line must be a JSON object, not {type(entry).__name__}")
+    if not isinstance(entry.get("conn"), (str, int)) or isinstance(entry.get("conn"), bool):
+        raise TranscriptError(f"{path}:{n}: a line needs \"conn\" (a connection label)")
+    if entry.get("event") == "closed":
+        return entry
+    if entry.get("from") not in ("client", "agent"):
+        raise TranscriptError(f"{path}:{n}: \"from\" must be \"client\" or \"agent\"")
+    if "msg" not in entry and isinstance(entry.get("raw"), str):
+        return entry
+    if not isinstance(entry.get("msg"), dict):
+        raise TranscriptError(f"{path}:{n}: a line needs \"msg\" (a JSON-RPC message object)")
+    return entry
 
 
 # ---------------------------------------------------------------------------
@@ -152,9 +185,10 @@ def parse_text(text: str, name: str = "<transcript>") -> list[tuple[int, dict]]:
 
 
 def check_transcript(
-    entries: list[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES
+    entries: Iterable[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES
 ) -> list[Finding]:
-    """Every rule of ``model/monitor.py`` applied to a parsed transcript, findings by line."""
+    """Every rule of ``model/monitor.py`` applied to a transcript, findings by line.
+    ``entries`` may be ``read(path)``: the transcript is then never held whole."""
     monitor = Monitor(rules, partial, validator)
     for n, entry in entries:
         monitor.feed(n, entry)
