@@ -63,8 +63,8 @@ def build_log(path: Path, lines: int) -> int:
 
 
 def run_trace_rss(log: Path, *options: str) -> dict:
-    """``acp-lifecycle trace`` on ``log`` in a fresh process: seconds, peak RSS (MB, the
-    process's own, from ``os.wait4``), exit status, the last line it printed."""
+    """``acp-lifecycle trace`` on ``log`` in a fresh process: wall and CPU seconds, peak RSS
+    (MB; the process's own figures, from ``os.wait4``), exit status, the last line it printed."""
     cmd = [sys.executable, "-c", "import sys; from acp_lifecycle.sims.cli import main; sys.exit(main())",
            "trace", *options, str(log)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -77,6 +77,7 @@ def run_trace_rss(log: Path, *options: str) -> dict:
         err.seek(0)
         text = out.read().decode(errors="replace").strip().splitlines() or err.read().decode(errors="replace").strip().splitlines()
     return {"options": " ".join(options) or "(with the schema)", "seconds": round(seconds, 2),
+            "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
             "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "exit": proc.returncode, "last": text[-1] if text else ""}
 
 
@@ -122,7 +123,7 @@ def main() -> int:
         print(json.dumps({"lines": n, "bytes": size, "runs": rows}, indent=2))
         return 0
     for r in rows:
-        print(f"trace {r['options']:18} {r['seconds']:7.2f} s  peak RSS {r['peak_rss_mb']:7.1f} MB  exit {r['exit']}  | {r['last']}")
+        print(f"trace {r['options']:18} {r['seconds']:6.2f} s ({r['cpu_seconds']:.2f} s CPU)  peak RSS {r['peak_rss_mb']:7.1f} MB  exit {r['exit']}  | {r['last']}")
     return 0
 
 

@@ -300,6 +300,9 @@ class Validator:
         self._cache_size = cache_size
         #: the compiled fast path (``sims.wire.schema_compiled``), built on first use; False: not built yet
         self._fast = False if compiled else None
+        #: Set by a caller that knows the message it is about to check holds only plain JSON values
+        #: (no ``RawFloat``: ``sims.wire.transcript.Reader.plain``); the compiled path then need not look.
+        self.plain_values = False
         try:
             self._prepared = _prepare(doc)
             self._registry = Registry().with_resource(_URI, Resource.from_contents(self._prepared, default_specification=DRAFT202012))
@@ -487,7 +490,7 @@ class Validator:
 
     def _validate(self, name: str, instance, where: str, out: list[str]) -> None:
         fast = self._fast_path()
-        if fast is not None and fast.passes(name, instance):
+        if fast is not None and fast.passes(name, instance, self.plain_values):
             return  # nothing to say (schema_compiled: the same verdict as the lines below)
         v = self._validator(name)
         if not v.is_valid(instance):

@@ -12,11 +12,12 @@ entry ``X`` gains ``__strict__X``, the same constraints plus the conventions of
 ``Validator._conventions``, written in JSON Schema along the very paths that
 walk takes:
 
-* an open string enum (listed values plus an ``other`` branch): a string
-  takes a listed value or starts with ``_``;
-* a tagged union: for each listed tag value, the strict form of its branch;
-  an unlisted string tag starts with ``_``; a missing or null tag, the strict
-  ``none`` branch;
+* an open string enum (listed values plus an ``other`` branch): its ``other``
+  branch takes only strings that start with ``_``;
+* a tagged union (the ``anyOf`` of ``Validator``'s ``x-acp-tagged``): the
+  branch the tag names is the only one a value can be valid under, so the
+  strict form is the ``anyOf`` of the strict branches, the ``other`` branch's
+  tag starting with ``_``;
 * an untagged ``anyOf``: for every branch, ``if`` the instance is valid under
   it ``then`` also under its strict form (the walk visits every valid branch);
 * ``allOf``, ``properties``, ``additionalProperties``, ``items``, ``$ref``:
@@ -61,17 +62,13 @@ _STATE_ERROR_RULE = {
 }
 
 
-def _tagged(table: dict, branches: list) -> list[dict]:
-    tag = table["tag"]
-    out = [{"if": {"properties": {tag: {"const": value}}, "required": [tag]}, "then": _strict(branches[i])}
-           for value, i in table["cases"].items()]
-    if table["other"] is not None:
-        out.append({"if": {"properties": {tag: {"type": "string", "not": {"enum": list(table["cases"])}}}, "required": [tag]},
-                    "then": {"properties": {tag: {"pattern": "^_"}}}})
-    if table["none"] is not None:
-        missing = {"anyOf": [{"not": {"required": [tag]}}, {"properties": {tag: {"type": "null"}}, "required": [tag]}]}
-        out.append({"if": missing, "then": _strict(branches[table["none"]])})
-    return out
+def _underscored(branch: dict, tag: str | None = None) -> dict:
+    """The ``other`` branch of an open enum (``tag`` None) or of a tagged union: its
+    unlisted string starts with ``_`` ("Extensions MUST NOT define custom non-underscore values")."""
+    out = _strict(branch)
+    if tag is None:
+        return {**out, "pattern": "^_"}
+    return {**out, "allOf": [*out.get("allOf", ()), {"properties": {tag: {"pattern": "^_"}}}]}
 
 
 def _strict(node):
@@ -82,19 +79,21 @@ def _strict(node):
     ref = node.get("$ref")
     if isinstance(ref, str) and ref.startswith(_DEFS):
         out["$ref"] = _DEFS + _STRICT + ref[len(_DEFS):]
-    extra = [_strict(s) for s in node.get("allOf", ())]
+    extra = []
     branches = node.get("anyOf")
     if isinstance(branches, list):
         table = _tagged_union(branches)
         values = None if table is not None else _open_enum(branches)
         if table is not None:
-            extra += _tagged(table, branches)
+            # the branch the tag names is the one valid branch: strict branches, the same anyOf
+            other = table["other"]
+            out["anyOf"] = [_underscored(b, table["tag"]) if i == other else _strict(b) for i, b in enumerate(branches)]
         elif values is not None:
-            extra.append({"if": {"type": "string"}, "then": {"anyOf": [{"enum": list(values)}, {"pattern": "^_"}]}})
-        else:
-            extra += [{"if": b, "then": _strict(b)} for b in branches]
-    if extra:
-        out["allOf"] = list(node.get("allOf", ())) + extra
+            out["anyOf"] = [_underscored(b) if b.get("title") == "other" else b for b in branches]
+        else:  # the walk visits every branch the value is valid under
+            extra = [{"if": b, "then": _strict(b)} for b in branches]
+    if "allOf" in node or extra:
+        out["allOf"] = [_strict(s) for s in node.get("allOf", ())] + extra
     if isinstance(node.get("properties"), dict):
         out["properties"] = {k: _strict(v) for k, v in node["properties"].items()}
     if isinstance(node.get("additionalProperties"), dict):
@@ -144,7 +143,8 @@ class Compiled:
                 self._validators[name] = None
         return self._validators[name]
 
-    def passes(self, name: str, instance) -> bool:
+    def passes(self, name: str, instance, plain: bool = False) -> bool:
+        """``plain``: the caller knows ``instance`` holds only plain JSON values (no ``RawFloat``)."""
         v = self._validator(name)
         if v is None:
             return False
@@ -152,7 +152,7 @@ class Compiled:
             ok = v.is_valid(instance)
         except (ValueError, TypeError, OverflowError):  # a value jsonschema-rs does not read: ask the slow path
             return False
-        return ok and not _has_raw_number(instance)
+        return ok and (plain or not _has_raw_number(instance))
 
 
 def compiled(doc: dict) -> Compiled | None:

@@ -40,6 +40,7 @@ __all__ = [
     "parse",
     "parse_text",
     "read",
+    "Reader",
 ]
 
 
@@ -94,38 +95,62 @@ def dumps(lines: list[dict]) -> str:
 # ---------------------------------------------------------------------------
 
 
+class Reader:
+    """The entries of a transcript file, read one line at a time (memory does not grow
+    with the file): iterate for ``(line number, entry)``; TranscriptError (one line) at
+    the first unusable line, after the entries before it.
+
+    ``plain`` says whether the entry last yielded holds only plain JSON values: no
+    number with a fraction or exponent (a ``RawFloat``), which a compiled schema
+    validator does not read (``sims.wire.schema_compiled``)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.plain = True
+        self._floats = 0
+        self._decoder = json.JSONDecoder(parse_float=self._float)
+
+    def _float(self, literal: str) -> RawFloat:
+        self._floats += 1
+        return RawFloat(literal)
+
+    def __iter__(self) -> Iterator[tuple[int, dict]]:
+        path = self.path
+        try:
+            f = open(path, "rb")
+        except FileNotFoundError:
+            raise TranscriptError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise TranscriptError(f"{path}: is a directory") from None
+        except OSError as e:
+            raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
+        with f:
+            offset = 0
+            lines = enumerate(f, 1)
+            while True:
+                try:
+                    n, raw = next(lines)
+                except StopIteration:
+                    return
+                except OSError as e:  # EISDIR on some systems, EIO
+                    raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise TranscriptError(f"{path}: not UTF-8 text (byte {offset + e.start})") from None
+                offset += len(raw)
+                if n == 1:
+                    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
+                floats = self._floats
+                entry = _entry(text.removesuffix("\n").removesuffix("\r"), n, path, self._decoder)
+                if entry is not None:
+                    self.plain = self._floats == floats
+                    yield n, entry
+
+
 def read(path) -> Iterator[tuple[int, dict]]:
-    """``(line number, entry)`` for each line of the file, read one line at a time
-    (memory does not grow with the file); TranscriptError (one line) at the first
-    unusable line, after the entries before it."""
-    try:
-        f = open(path, "rb")
-    except FileNotFoundError:
-        raise TranscriptError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TranscriptError(f"{path}: is a directory") from None
-    except OSError as e:
-        raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
-    with f:
-        offset = 0
-        lines = enumerate(f, 1)
-        while True:
-            try:
-                n, raw = next(lines)
-            except StopIteration:
-                return
-            except OSError as e:  # EISDIR on some systems, EIO
-                raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise TranscriptError(f"{path}: not UTF-8 text (byte {offset + e.start})") from None
-            offset += len(raw)
-            if n == 1:
-                text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
-            entry = _entry(text.removesuffix("\n").removesuffix("\r"), n, path)
-            if entry is not None:
-                yield n, entry
+    """``(line number, entry)`` for each line of the file, one line at a time (``Reader``)."""
+    return iter(Reader(path))
 
 
 def parse(path: Path) -> list[tuple[int, dict]]:
@@ -154,12 +179,12 @@ def parse_text(text: str, name: str = "<transcript>") -> list[tuple[int, dict]]:
     return out
 
 
-def _entry(raw: str, n: int, path) -> dict | None:
+def _entry(raw: str, n: int, path, decoder: json.JSONDecoder = _DECODER) -> dict | None:
     """The entry on line ``n`` (None for a blank line); TranscriptError names the file and line."""
-    if not raw.strip():
+    if not raw or raw.isspace():
         return None
     try:
-        entry = loads(raw)
+        entry = decoder.decode(raw)
     except ValueError as e:
         raise TranscriptError(f"{path}:{n}: not JSON ({getattr(e, 'msg', e)})") from None
     except RecursionError:
