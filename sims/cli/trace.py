@@ -82,22 +82,10 @@ class _Handshake:
         if not isinstance(msg, dict) or "id" not in msg:
             return None
         method = msg.get("method")
-        if method is None and not (self.asked or self._prompts):
-            return None  # a response, and no request of interest pending
-        key = (str(entry.get("conn")), json.dumps(msg["id"], default=str))
-        if entry.get("from") == "client" and method is not None:
-            if method == "initialize":
-                self.initialize = True
-                self._prompts.clear()  # the initialize says which version: no need for signs
-                params = msg.get("params")
-                self.asked[key] = (n, params.get("protocolVersion") if isinstance(params, dict) else None)
-            elif self.initialize or self.v1_sign is not None:
-                pass
-            elif method == "session/load":
-                self.v1_sign = (n, "a session/load request, a v1 method")
-            elif method == "session/prompt":
-                self._prompts[key] = n
-        elif entry.get("from") == "agent" and method is None:
+        if method is None:  # a response: to an initialize, or to a prompt while looking for a v1 sign?
+            if entry.get("from") != "agent" or not (self.asked or self._prompts):
+                return None
+            key = (str(entry.get("conn")), json.dumps(msg["id"], default=str))
             result = msg.get("result")
             if key in self.asked:
                 line, _ = self.asked.pop(key)
@@ -106,6 +94,21 @@ class _Handshake:
             elif self._prompts.pop(key, None) is not None and self.v1_sign is None and isinstance(result, dict) \
                     and "stopReason" in result and "messageId" not in result:
                 self.v1_sign = (n, "a session/prompt result with a stopReason and no messageId")
+            return None
+        if entry.get("from") != "client":
+            return None
+        if method == "initialize":
+            self.initialize = True
+            self._prompts.clear()  # the initialize says which version: no need for signs
+            params = msg.get("params")
+            key = (str(entry.get("conn")), json.dumps(msg["id"], default=str))
+            self.asked[key] = (n, params.get("protocolVersion") if isinstance(params, dict) else None)
+        elif self.initialize or self.v1_sign is not None:
+            return None
+        elif method == "session/load":
+            self.v1_sign = (n, "a session/load request, a v1 method")
+        elif method == "session/prompt":
+            self._prompts[(str(entry.get("conn")), json.dumps(msg["id"], default=str))] = n
         return None
 
     def finish(self) -> tuple[int, str] | None:

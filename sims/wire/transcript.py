@@ -124,28 +124,25 @@ class Reader:
             raise TranscriptError(f"{path}: is a directory") from None
         except OSError as e:
             raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
-        with f:
-            offset = 0
-            lines = enumerate(f, 1)
-            while True:
-                try:
-                    n, raw = next(lines)
-                except StopIteration:
-                    return
-                except OSError as e:  # EISDIR on some systems, EIO
-                    raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise TranscriptError(f"{path}: not UTF-8 text (byte {offset + e.start})") from None
-                offset += len(raw)
-                if n == 1:
-                    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
-                floats = self._floats
-                entry = _entry(text.removesuffix("\n").removesuffix("\r"), n, path, self._decoder)
-                if entry is not None:
-                    self.plain = self._floats == floats
-                    yield n, entry
+        # (an exception of the code consuming the entries is raised there, not here: only reading is caught)
+        try:
+            with f:
+                offset = 0
+                for n, raw in enumerate(f, 1):
+                    try:
+                        text = raw.decode("utf-8")
+                    except UnicodeDecodeError as e:
+                        raise TranscriptError(f"{path}: not UTF-8 text (byte {offset + e.start})") from None
+                    offset += len(raw)
+                    if n == 1:
+                        text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
+                    floats = self._floats
+                    entry = _entry(text.removesuffix("\n").removesuffix("\r"), n, path, self._decoder)
+                    if entry is not None:
+                        self.plain = self._floats == floats
+                        yield n, entry
+        except OSError as e:  # EISDIR on some systems, EIO
+            raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
 
 
 def read(path) -> Iterator[tuple[int, dict]]:
