@@ -198,10 +198,15 @@ def _long_log(path: Path, copies: int) -> Path:
 @pytest.mark.parametrize("after", [0.05, 1.0])
 def test_ctrl_c_stops_trace_within_a_second_with_one_line_and_exit_130(tmp_path, after):
     log = _long_log(tmp_path / "long.jsonl", 400)
-    cmd = [sys.executable, "-c", "import sys; from acp_lifecycle.cli import main; sys.exit(main())", "trace", str(log)]
-    # a child of a shell job may inherit SIGINT ignored: give it the default, as a terminal's Ctrl-C finds it
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    start = "import sys; from acp_lifecycle.cli import main; sys.exit(main())"
+    # Under a shell job SIGINT may be ignored here, and a child inherits that (Python then leaves
+    # it ignored): while starting the child, catch it, so that the child starts as from a terminal.
+    saved = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen([sys.executable, "-c", start, "trace", str(log)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    finally:
+        signal.signal(signal.SIGINT, saved)
     time.sleep(after)
     if proc.poll() is not None:
         pytest.skip("trace finished before the interrupt")  # pragma: no cover - a very fast machine

@@ -23,8 +23,8 @@ line number.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from acp_lifecycle.model.monitor import DEFAULT_RULES, RULES, V1_STOP_REASONS, Finding, Monitor, RawFloat
 from acp_lifecycle.model.wire import agent_message, client_message
@@ -117,7 +117,7 @@ class Reader:
     def __iter__(self) -> Iterator[tuple[int, dict]]:
         path = self.path
         try:
-            f = open(path, "rb")
+            f = open(path, "rb")  # noqa: SIM115 - closed by the `with` below; open's own errors are told apart here
         except FileNotFoundError:
             raise TranscriptError(f"{path}: no such file") from None
         except IsADirectoryError:
@@ -166,8 +166,7 @@ def loads(text: str):
 
 def parse_text(text: str, name: str = "<transcript>") -> list[tuple[int, dict]]:
     """Parse transcript text; TranscriptError names the file and line."""
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a byte order mark, as some editors on Windows write
+    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
     out = []
     for n, raw in enumerate(text.split("\n"), 1):
         entry = _entry(raw.removesuffix("\r"), n, name)
