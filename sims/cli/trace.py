@@ -85,7 +85,7 @@ class _Handshake:
         if method is None:  # a response: to an initialize, or to a prompt while looking for a v1 sign?
             if entry.get("from") != "agent" or not (self.asked or self._prompts):
                 return None
-            key = (str(entry.get("conn")), json.dumps(msg["id"], default=str))
+            key = (str(entry.get("conn")), _id(msg["id"]))
             result = msg.get("result")
             if key in self.asked:
                 line, _ = self.asked.pop(key)
@@ -101,14 +101,14 @@ class _Handshake:
             self.initialize = True
             self._prompts.clear()  # the initialize says which version: no need for signs
             params = msg.get("params")
-            key = (str(entry.get("conn")), json.dumps(msg["id"], default=str))
+            key = (str(entry.get("conn")), _id(msg["id"]))
             self.asked[key] = (n, params.get("protocolVersion") if isinstance(params, dict) else None)
         elif self.initialize or self.v1_sign is not None:
             return None
         elif method == "session/load":
             self.v1_sign = (n, "a session/load request, a v1 method")
         elif method == "session/prompt":
-            self._prompts[(str(entry.get("conn")), json.dumps(msg["id"], default=str))] = n
+            self._prompts[(str(entry.get("conn")), _id(msg["id"]))] = n
         return None
 
     def finish(self) -> tuple[int, str] | None:
@@ -117,6 +117,13 @@ class _Handshake:
             if _is_v1(version):
                 return line, f"the initialize of line {line} asks for protocolVersion 1 (no answer in the log)"
         return None
+
+
+def _id(rid) -> str:
+    """A request id as compared on the wire (``1``, ``1.0`` and ``"1"`` are three ids)."""
+    from acp_lifecycle.model.monitor import id_key
+
+    return id_key(rid)
 
 
 def _is_v1(version) -> bool:
