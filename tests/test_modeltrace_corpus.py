@@ -172,5 +172,6 @@ def test_trace_model_explains_under_the_rule_set_it_is_given(capsys):
     seen = {}
     for rules in ("rfd+2.4.0", "rfd"):
         main(["trace", "--model", "--no-schema", "--json", "--rules", rules, path])
-        seen[rules] = json.loads(capsys.readouterr().out)["files"][0]["model"]["explained"]
+        records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # --json is JSON Lines
+        seen[rules] = next(r["model"]["explained"] for r in records if r["record"] == "model")
     assert seen == {"rfd+2.4.0": False, "rfd": True}

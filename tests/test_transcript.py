@@ -401,10 +401,13 @@ def test_the_trace_command_checks_files_end_to_end(tmp_path, capsys):
     assert main(["trace", "--no-schema", "--partial", str(good)]) == 0
     capsys.readouterr()
     assert main(["trace", "--no-schema", "--json", "--partial", "--rules", "rfd", str(bad)]) == 1
-    data = json.loads(capsys.readouterr().out)
-    assert data["rules"] == "rfd" and data["schema"] is False
-    first = data["files"][0]["violations"][0]
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # JSON Lines: one record a line
+    summary = records[-1]
+    assert summary["record"] == "summary" and summary["rules"] == "rfd" and summary["schema"] is False
+    first = records[0]
+    assert first["record"] == "finding" and first["file"] == str(bad)
     assert first["property"] == "no_second_stop_reason" and first["clause"] and first["quote"].startswith("2.4.0: ")
+    assert summary["violations"] + summary["warnings"] == len(records) - 1
     assert main(["trace", "--no-schema", str(tmp_path / "missing.jsonl")]) == 2
     assert main(["trace", "--no-schema", "--rules", "rfd+2.5", str(good)]) == 2
     rng = random.Random(3)

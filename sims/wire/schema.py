@@ -32,7 +32,11 @@ Then the checks the schema cannot express:
   ``stopReason: "error"`` (RFD: "Beside any other stop reason it is an unknown
   field"); there the schema checks it is a JSON-RPC error object.
 
-Speed: the validators are ``Draft202012Validator`` subclasses compiled once per
+Speed: a compiled validator (jsonschema-rs, ``sims.wire.schema_compiled``)
+first says whether there is anything to report about a message; only when there
+is does the code below run to say what, so the words are the same with it or
+without it (``compiled=False``, or jsonschema-rs not installed). Below, the
+validators are ``Draft202012Validator`` subclasses compiled once per
 ``$defs`` name over a ``referencing`` registry. Tagged unions are dispatched on
 their tag (``x-acp-tagged``, the one keyword added) instead of trying every
 branch of the ``anyOf``: the same verdict, with the error of the branch the
@@ -273,7 +277,7 @@ class Validator:
     """Checks JSON-RPC messages against the v2 schema at ``schema_path``
     (loaded once; one compiled validator per ``$defs`` name, on first use)."""
 
-    def __init__(self, schema_path: str | os.PathLike, cache_size: int = 4096):
+    def __init__(self, schema_path: str | os.PathLike, cache_size: int = 4096, compiled: bool = True):
         self.path = Path(schema_path)
         try:
             raw = self.path.read_bytes()
@@ -294,6 +298,11 @@ class Validator:
         self._sub: dict[int, object] = {}
         self._memo: dict = {}
         self._cache_size = cache_size
+        #: the compiled fast path (``sims.wire.schema_compiled``), built on first use; False: not built yet
+        self._fast = False if compiled else None
+        #: Set by a caller that knows the message it is about to check holds only plain JSON values
+        #: (no ``RawFloat``: ``sims.wire.transcript.Reader.plain``); the compiled path then need not look.
+        self.plain_values = False
         try:
             self._prepared = _prepare(doc)
             self._registry = Registry().with_resource(_URI, Resource.from_contents(self._prepared, default_specification=DRAFT202012))
@@ -330,6 +339,18 @@ class Validator:
             raise SchemaError(f"schema {self.path}: lists no methods; not an ACP schema")
         self._ext = ext
         return tables
+
+    @property
+    def backend(self) -> str:
+        """What answers first: "jsonschema-rs" (compiled; jsonschema only explains problems) or "jsonschema"."""
+        return "jsonschema-rs" if self._fast_path() is not None else "jsonschema"
+
+    def _fast_path(self):
+        if self._fast is False:
+            from .schema_compiled import compiled
+
+            self._fast = compiled(self.doc)
+        return self._fast
 
     def methods(self, sender: str, kind: str) -> dict[str, str]:
         """``{method: $defs name}`` of what ``sender`` sends as ``kind``
@@ -468,6 +489,9 @@ class Validator:
         self._validate(name, msg["result"], "result", out)
 
     def _validate(self, name: str, instance, where: str, out: list[str]) -> None:
+        fast = self._fast_path()
+        if fast is not None and fast.passes(name, instance, self.plain_values):
+            return  # nothing to say (schema_compiled: the same verdict as the lines below)
         v = self._validator(name)
         if not v.is_valid(instance):
             for err in v.iter_errors(instance):

@@ -23,6 +23,7 @@ line number.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from acp_lifecycle.model.monitor import DEFAULT_RULES, RULES, V1_STOP_REASONS, Finding, Monitor, RawFloat
@@ -38,6 +39,8 @@ __all__ = [
     "export",
     "parse",
     "parse_text",
+    "read",
+    "Reader",
 ]
 
 
@@ -92,58 +95,109 @@ def dumps(lines: list[dict]) -> str:
 # ---------------------------------------------------------------------------
 
 
+class Reader:
+    """The entries of a transcript file, read one line at a time (memory does not grow
+    with the file): iterate for ``(line number, entry)``; TranscriptError (one line) at
+    the first unusable line, after the entries before it.
+
+    ``plain`` says whether the entry last yielded holds only plain JSON values: no
+    number with a fraction or exponent (a ``RawFloat``), which a compiled schema
+    validator does not read (``sims.wire.schema_compiled``)."""
+
+    def __init__(self, path):
+        self.path = path
+        self.plain = True
+        self._floats = 0
+        self._decoder = json.JSONDecoder(parse_float=self._float)
+
+    def _float(self, literal: str) -> RawFloat:
+        self._floats += 1
+        return RawFloat(literal)
+
+    def __iter__(self) -> Iterator[tuple[int, dict]]:
+        path = self.path
+        try:
+            f = open(path, "rb")  # noqa: SIM115 - closed by the `with` below; open's own errors are told apart here
+        except FileNotFoundError:
+            raise TranscriptError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise TranscriptError(f"{path}: is a directory") from None
+        except OSError as e:
+            raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
+        # (an exception of the code consuming the entries is raised there, not here: only reading is caught)
+        try:
+            with f:
+                offset = 0
+                for n, raw in enumerate(f, 1):
+                    try:
+                        text = raw.decode("utf-8")
+                    except UnicodeDecodeError as e:
+                        raise TranscriptError(f"{path}: not UTF-8 text (byte {offset + e.start})") from None
+                    offset += len(raw)
+                    if n == 1:
+                        text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
+                    floats = self._floats
+                    entry = _entry(text.removesuffix("\n").removesuffix("\r"), n, path, self._decoder)
+                    if entry is not None:
+                        self.plain = self._floats == floats
+                        yield n, entry
+        except OSError as e:  # EISDIR on some systems, EIO
+            raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def read(path) -> Iterator[tuple[int, dict]]:
+    """``(line number, entry)`` for each line of the file, one line at a time (``Reader``)."""
+    return iter(Reader(path))
+
+
 def parse(path: Path) -> list[tuple[int, dict]]:
     """``[(line number, entry), ...]``; TranscriptError (one line) for an unusable file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TranscriptError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TranscriptError(f"{path}: is a directory") from None
-    except UnicodeDecodeError as e:
-        raise TranscriptError(f"{path}: not UTF-8 text (byte {e.start})") from None
-    except OSError as e:
-        raise TranscriptError(f"{path}: cannot read: {e.strerror}") from None
-    return parse_text(text, str(path))
+    return list(read(path))
+
+
+#: One decoder for every line (``json.loads`` with an option builds a new one per call).
+_DECODER = json.JSONDecoder(parse_float=RawFloat)
 
 
 def loads(text: str):
     """One JSON value, numbers exactly as written (see the module docstring)."""
-    return json.loads(text, parse_float=RawFloat)
+    return _DECODER.decode(text)
 
 
 def parse_text(text: str, name: str = "<transcript>") -> list[tuple[int, dict]]:
     """Parse transcript text; TranscriptError names the file and line."""
-    path = name
-    if text.startswith("\ufeff"):
-        text = text[1:]  # a byte order mark, as some editors on Windows write
+    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors on Windows write
     out = []
     for n, raw in enumerate(text.split("\n"), 1):
-        raw = raw.removesuffix("\r")
-        if not raw.strip():
-            continue
-        try:
-            entry = loads(raw)
-        except ValueError as e:
-            raise TranscriptError(f"{path}:{n}: not JSON ({getattr(e, 'msg', e)})") from None
-        except RecursionError:
-            raise TranscriptError(f"{path}:{n}: JSON nested too deeply") from None
-        if not isinstance(entry, dict):
-            raise TranscriptError(f"{path}:{n}: a line must be a JSON object, not {type(entry).__name__}")
-        if not isinstance(entry.get("conn"), (str, int)) or isinstance(entry.get("conn"), bool):
-            raise TranscriptError(f"{path}:{n}: a line needs \"conn\" (a connection label)")
-        if entry.get("event") == "closed":
+        entry = _entry(raw.removesuffix("\r"), n, name)
+        if entry is not None:
             out.append((n, entry))
-            continue
-        if entry.get("from") not in ("client", "agent"):
-            raise TranscriptError(f"{path}:{n}: \"from\" must be \"client\" or \"agent\"")
-        if "msg" not in entry and isinstance(entry.get("raw"), str):
-            out.append((n, entry))
-            continue
-        if not isinstance(entry.get("msg"), dict):
-            raise TranscriptError(f"{path}:{n}: a line needs \"msg\" (a JSON-RPC message object)")
-        out.append((n, entry))
     return out
+
+
+def _entry(raw: str, n: int, path, decoder: json.JSONDecoder = _DECODER) -> dict | None:
+    """The entry on line ``n`` (None for a blank line); TranscriptError names the file and line."""
+    if not raw or raw.isspace():
+        return None
+    try:
+        entry = decoder.decode(raw)
+    except ValueError as e:
+        raise TranscriptError(f"{path}:{n}: not JSON ({getattr(e, 'msg', e)})") from None
+    except RecursionError:
+        raise TranscriptError(f"{path}:{n}: JSON nested too deeply") from None
+    if not isinstance(entry, dict):
+        raise TranscriptError(f"{path}:{n}: a line must be a JSON object, not {type(entry).__name__}")
+    if not isinstance(entry.get("conn"), (str, int)) or isinstance(entry.get("conn"), bool):
+        raise TranscriptError(f"{path}:{n}: a line needs \"conn\" (a connection label)")
+    if entry.get("event") == "closed":
+        return entry
+    if entry.get("from") not in ("client", "agent"):
+        raise TranscriptError(f"{path}:{n}: \"from\" must be \"client\" or \"agent\"")
+    if "msg" not in entry and isinstance(entry.get("raw"), str):
+        return entry
+    if not isinstance(entry.get("msg"), dict):
+        raise TranscriptError(f"{path}:{n}: a line needs \"msg\" (a JSON-RPC message object)")
+    return entry
 
 
 # ---------------------------------------------------------------------------
@@ -152,9 +206,10 @@ def parse_text(text: str, name: str = "<transcript>") -> list[tuple[int, dict]]:
 
 
 def check_transcript(
-    entries: list[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES
+    entries: Iterable[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES
 ) -> list[Finding]:
-    """Every rule of ``model/monitor.py`` applied to a parsed transcript, findings by line."""
+    """Every rule of ``model/monitor.py`` applied to a transcript, findings by line.
+    ``entries`` may be ``read(path)``: the transcript is then never held whole."""
     monitor = Monitor(rules, partial, validator)
     for n, entry in entries:
         monitor.feed(n, entry)
