@@ -60,7 +60,7 @@ def test_bugs_list_names_every_bug(capsys):
     from acp_lifecycle.model.bugs import BUGS
 
     code, out, _ = run(capsys, "bugs", "--json")
-    assert code == 0 and [b["name"] for b in json.loads(out)] == list(BUGS)
+    assert code == 0 and [json.loads(line)["name"] for line in out.splitlines()] == list(BUGS)  # one record per line
 
 
 def test_configs_lists_the_suites(capsys):
