@@ -121,6 +121,24 @@ def test_the_readme_tour_runs_as_it_says(capsys):
         assert link in readme.split("```sh", 1)[0]  # in the first paragraph, before the set-up commands
 
 
+def test_every_readme_command_names_a_real_file_or_an_obvious_placeholder():
+    """A file in a README command either exists in the checkout or reads as a placeholder (YOUR-...)."""
+    import shlex
+    from pathlib import Path
+
+    from acp_lifecycle.sims.cli import subcommands
+
+    root = Path(__file__).resolve().parents[1]
+    lines = [line.split("  #")[0].strip() for line in (root / "README.md").read_text().splitlines()]
+    commands = [shlex.split(line)[1:] for line in lines if line.startswith("acp-lifecycle ")]
+    assert len(commands) > 30
+    for argv in commands:
+        assert argv[0] in subcommands(), argv
+        for arg in argv:
+            if arg.endswith((".jsonl", ".js", ".json", ".py")):
+                assert arg.startswith("YOUR-") or (root / arg).is_file(), f"{arg}: not a file here, and not a placeholder"
+
+
 def test_tables_at_80_columns_show_every_column_and_full_names(capsys, monkeypatch):
     """check, variants, bugs --list and configs rendered at width 80: nothing cut, every column there."""
     from rich.cells import cell_len
