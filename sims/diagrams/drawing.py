@@ -378,31 +378,9 @@ def _spread_ends(curves: list[list], g: _Graph, lay: _Layout) -> None:
             curves[k][si] = tuple(seg)
 
 
-def _draw_graph(g: _Graph, path: Path) -> Path:
-    from matplotlib.figure import Figure
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Circle
-    from matplotlib.path import Path as MPath
-
-    lay = _choose_layout(g)
-    pos, size = lay.pos, lay.size
-    pairs = {(u, v) for u, v, _ in g.edges}
-    curves = [list(_edge_curve(g, lay, k, pairs, True)) for k in range(len(g.edges))]
-    _spread_ends(curves, g, lay)
-    labels = sorted({label for _, _, label in g.edges})
-    color = {label: _PALETTE[i % len(_PALETTE)] for i, label in enumerate(labels)}
-
-    # Obstacles for labels: node boxes (with a margin).
-    boxes = []
-    for n in g.nodes:
-        (x, y), (w, h) = pos[n], size[n]
-        boxes.append((x - w / 2 - 0.06, y - h / 2 - 0.06, x + w / 2 + 0.06, y + h / 2 + 0.06))
-    ix, iy = pos[g.initial]
-    if lay.vertical:  # the initial arrow comes from above (else from the left)
-        start, entry = (ix, iy - size[g.initial][1] / 2 - 0.55), (ix, iy - size[g.initial][1] / 2 - 0.04)
-    else:
-        start, entry = (ix - size[g.initial][0] / 2 - 0.55, iy), (ix - size[g.initial][0] / 2 - 0.04, iy)
-    boxes.append((start[0] - 0.1, start[1] - 0.1, start[0] + 0.1, start[1] + 0.1))
-    # Label placement: along each edge, the first spot overlapping nothing placed.
+def _place_labels(g: _Graph, lay: _Layout, curves: list[list], boxes: list) -> tuple[list, list]:
+    """Label placement: along each edge, the first spot overlapping nothing placed (else the
+    least overlap). Returns the label boxes and ``(edge index, centre)`` of each label."""
     placed: list[tuple[float, float, float, float]] = []
     spots = []
     samples = [[p for seg in segs for p in _bezier(*seg, n=40)] for segs in curves]
@@ -433,6 +411,60 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
                 break
         placed.append(best[1])
         spots.append((k, best[2]))
+
+    return placed, spots
+
+
+def _draw_nodes(ax, g: _Graph, pos: dict, size: dict) -> None:
+    """Each node as a rounded box (red with its violation when it breaks a property, a double
+    border when final) with its label."""
+    from matplotlib.patches import FancyBboxPatch
+
+    for n in g.nodes:
+        (x, y), (w, h) = pos[n], size[n]
+        bad = n in g.bad
+        fc, ec, lw = ("#fde0e0", "#c00000", 2.6) if bad else ("#eef3fb", "#2b4a7a", 1.4)
+        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.12",
+                                    fc=fc, ec=ec, lw=lw, zorder=3))
+        if n in g.finals:  # a double border
+            ax.add_patch(FancyBboxPatch((x - w / 2 + 0.06, y - h / 2 + 0.06), w - 0.12, h - 0.12,
+                                        boxstyle="round,pad=0,rounding_size=0.08", fc="none", ec=ec, lw=1.0, zorder=3))
+        text = g.labels[n]
+        if bad:
+            ax.text(x, y - h / 2 + 0.13, text, fontsize=_NODE_PT, ha="center", va="top", family=_FONT, zorder=5,
+                    linespacing=_LINE, parse_math=False)
+            ax.text(x, y + h / 2 - 0.13, g.bad[n], fontsize=_NODE_PT, ha="center", va="bottom", color="#b00000",
+                    weight="bold", family=_FONT, zorder=5, linespacing=_LINE, parse_math=False)
+        else:
+            ax.text(x, y, text, fontsize=_NODE_PT, ha="center", va="center", family=_FONT, zorder=5,
+                    linespacing=_LINE, parse_math=False)
+
+
+def _draw_graph(g: _Graph, path: Path) -> Path:
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, FancyArrowPatch
+    from matplotlib.path import Path as MPath
+
+    lay = _choose_layout(g)
+    pos, size = lay.pos, lay.size
+    pairs = {(u, v) for u, v, _ in g.edges}
+    curves = [list(_edge_curve(g, lay, k, pairs, True)) for k in range(len(g.edges))]
+    _spread_ends(curves, g, lay)
+    labels = sorted({label for _, _, label in g.edges})
+    color = {label: _PALETTE[i % len(_PALETTE)] for i, label in enumerate(labels)}
+
+    # Obstacles for labels: node boxes (with a margin).
+    boxes = []
+    for n in g.nodes:
+        (x, y), (w, h) = pos[n], size[n]
+        boxes.append((x - w / 2 - 0.06, y - h / 2 - 0.06, x + w / 2 + 0.06, y + h / 2 + 0.06))
+    ix, iy = pos[g.initial]
+    if lay.vertical:  # the initial arrow comes from above (else from the left)
+        start, entry = (ix, iy - size[g.initial][1] / 2 - 0.55), (ix, iy - size[g.initial][1] / 2 - 0.04)
+    else:
+        start, entry = (ix - size[g.initial][0] / 2 - 0.55, iy), (ix - size[g.initial][0] / 2 - 0.04, iy)
+    boxes.append((start[0] - 0.1, start[1] - 0.1, start[0] + 0.1, start[1] + 0.1))
+    placed, spots = _place_labels(g, lay, curves, boxes)
 
     # Extent of the drawing, in inches.
     xs = [b[0] for b in boxes + placed] + [b[2] for b in boxes + placed]
@@ -476,25 +508,7 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
         ax.text(x, y, label, fontsize=_EDGE_PT, ha="center", va="center", color=color[label], family=_FONT, zorder=4,
                 linespacing=_LINE, parse_math=False,
                 bbox=dict(boxstyle="round,pad=0.15", fc="white", ec=color[label], lw=0.6, alpha=0.95))
-    # Nodes.
-    for n in g.nodes:
-        (x, y), (w, h) = pos[n], size[n]
-        bad = n in g.bad
-        fc, ec, lw = ("#fde0e0", "#c00000", 2.6) if bad else ("#eef3fb", "#2b4a7a", 1.4)
-        ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.12",
-                                    fc=fc, ec=ec, lw=lw, zorder=3))
-        if n in g.finals:  # a double border
-            ax.add_patch(FancyBboxPatch((x - w / 2 + 0.06, y - h / 2 + 0.06), w - 0.12, h - 0.12,
-                                        boxstyle="round,pad=0,rounding_size=0.08", fc="none", ec=ec, lw=1.0, zorder=3))
-        text = g.labels[n]
-        if bad:
-            ax.text(x, y - h / 2 + 0.13, text, fontsize=_NODE_PT, ha="center", va="top", family=_FONT, zorder=5,
-                    linespacing=_LINE, parse_math=False)
-            ax.text(x, y + h / 2 - 0.13, g.bad[n], fontsize=_NODE_PT, ha="center", va="bottom", color="#b00000",
-                    weight="bold", family=_FONT, zorder=5, linespacing=_LINE, parse_math=False)
-        else:
-            ax.text(x, y, text, fontsize=_NODE_PT, ha="center", va="center", family=_FONT, zorder=5,
-                    linespacing=_LINE, parse_math=False)
+    _draw_nodes(ax, g, pos, size)
     # The initial state: a filled dot with an arrow into it.
     ax.add_patch(Circle(start, 0.08, color="black", zorder=3))
     ax.add_patch(FancyArrowPatch(start, entry, arrowstyle="-|>,head_length=0.5,head_width=0.25",

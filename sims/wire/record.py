@@ -239,6 +239,40 @@ def _drain(src: int, gate: StderrGate) -> None:
         gate.feed(data)
 
 
+def _wait(agent: subprocess.Popen, threads: list[threading.Thread], timer: threading.Timer, forwarded: list) -> int:
+    """Start the relay threads and the stderr timer, pass SIGINT/SIGTERM/SIGHUP on to the agent
+    (noted in ``forwarded``), and wait for it to end and its output to drain; its returncode."""
+
+    def forward(signum, frame):
+        forwarded.append(signum)
+        try:
+            agent.send_signal(signum)
+        except OSError:
+            pass
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            previous[sig] = signal.signal(sig, forward)
+    try:
+        for t in threads:
+            t.start()
+        timer.start()
+        while True:
+            try:
+                code = agent.wait()
+                break
+            except KeyboardInterrupt:  # pragma: no cover - the handler above takes SIGINT
+                forward(signal.SIGINT, None)
+        threads[1].join()
+        threads[2].join(timeout=5)
+    finally:
+        timer.cancel()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return code
+
+
 def _write_stderr(data: bytes) -> None:
     import sys
 
@@ -301,33 +335,7 @@ def record(
     timer = threading.Timer(START_WINDOW, gate.release)
     timer.daemon = True
 
-    def forward(signum, frame):
-        forwarded.append(signum)
-        try:
-            agent.send_signal(signum)
-        except OSError:
-            pass
-
-    previous = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            previous[sig] = signal.signal(sig, forward)
-    try:
-        for t in threads:
-            t.start()
-        timer.start()
-        while True:
-            try:
-                code = agent.wait()
-                break
-            except KeyboardInterrupt:  # pragma: no cover - the handler above takes SIGINT
-                forward(signal.SIGINT, None)
-        threads[1].join()
-        threads[2].join(timeout=5)
-    finally:
-        timer.cancel()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    code = _wait(agent, threads, timer, forwarded)
     # It ended with an error, having written nothing, on its own while the client was still
     # there (or one that never sent anything): it did not start.
     alone = not client_ended.is_set() or not client_spoke.is_set()
