@@ -10,7 +10,9 @@ first: a committed copy that is not byte for byte the official file stops the
 session. So the tests never run ``npm pack`` against the registry, never read
 or write the user's cache, and pass with the network off.
 
-The rest of the session's writes go to the same temporary directory:
+The rest of the session's writes go to the same temporary directory: ``HOME``
+and the XDG directories are there (pip, run by tests/test_packaging.py, asks
+rustup's ``rustc`` for its version, and rustup writes ``~/.rustup``),
 matplotlib's configuration and font cache (``MPLCONFIGDIR``) and npm's cache
 and logs (``npm_config_cache``; only tests/test_schema.py runs npm, against a
 registry of its own on 127.0.0.1). ``.ci/offline`` runs the suite with the
@@ -30,7 +32,8 @@ import pytest
 from acp_lifecycle.sims.wire import schema
 
 COMMITTED = Path(__file__).resolve().parent / "schema" / f"sdk-{schema.VERSION}"
-_ENV = ("XDG_CACHE_HOME", "MPLCONFIGDIR", "npm_config_cache", "npm_config_update_notifier")
+_ENV = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "MPLCONFIGDIR", "npm_config_cache",
+        "npm_config_update_notifier")
 _SAVED: dict = {}
 
 
@@ -49,7 +52,11 @@ def pytest_configure(config):
     tmp = Path(tempfile.mkdtemp(prefix="acp-lifecycle-test-"))
     _SAVED["tmp"] = tmp
     _SAVED["env"] = {name: os.environ.get(name) for name in _ENV}
+    (tmp / "home").mkdir()
+    os.environ["HOME"] = str(tmp / "home")  # what a tool writes under ~ (pip runs rustup's rustc, which writes ~/.rustup)
     os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")
+    os.environ["XDG_CONFIG_HOME"] = str(tmp / "home" / ".config")
+    os.environ["XDG_DATA_HOME"] = str(tmp / "home" / ".local" / "share")
     os.environ["MPLCONFIGDIR"] = str(tmp / "matplotlib")
     os.environ["npm_config_cache"] = str(tmp / "npm")
     os.environ["npm_config_update_notifier"] = "false"
