@@ -8,7 +8,10 @@ arrives, to the same bridge class the transcript converter and ``check --bridge`
 writes what the bridge sends: to the agent's stdin, or to its own stdout for the client.
 Nothing but JSON-RPC messages ever reaches the client's stream: problems go to stderr
 (``bridge: message N: KIND: MESSAGE``) and, with ``--record``, into the record; the
-agent's own stderr passes through to the bridge's stderr.
+agent's own stderr passes through to the bridge's stderr once it has started (its
+first message, or ``START_WINDOW`` seconds). An agent that cannot start (it exits
+with an error before writing anything) is a ``RecordError``: one line, its stack
+trace summarised (``_Start``), and no record file written or overwritten.
 
 The record (``--record OUT.jsonl``; ``{time}`` and ``{pid}`` in the name are filled
 in) is three files, written as the session goes:
