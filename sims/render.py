@@ -3,13 +3,48 @@
 from __future__ import annotations
 
 import json
+import re
 
 from acp_lifecycle.model.wire import step_messages, summary
 
 from acp_lifecycle.sims.search.check import SuiteResult
 from acp_lifecycle.sims.search.explore import Verdict
 
-__all__ = ["action_text", "trace_lines", "trace_data", "result_data"]
+__all__ = ["action_text", "trace_lines", "trace_data", "result_data", "wrap_line"]
+
+#: A piece ends where a line may break: after a space, or after JSON's , : { [
+_BREAK = re.compile(r"[^\s,:{\[]*(?:[,:{\[]|\s+|$)")
+
+
+def wrap_line(line: str, width: int, hang: int = 4) -> list[str]:
+    """``line`` as lines of at most ``width`` columns for a person: broken after a space or,
+    inside a JSON-RPC message, after a comma (else a colon or an opening bracket); continuation lines indented ``hang`` more than the
+    line. Joining the pieces gives the line back, up to the indent and the spaces at the breaks.
+
+    >>> wrap_line('  x: {"a":1,"b":[2,3]}', 14)
+    ['  x: {"a":1,', '      "b":[2,', '      3]}']
+    """
+    if len(line) <= width:
+        return [line]
+    indent = " " * min(len(line) - len(line.lstrip()) + hang, width // 2)
+    out, current = [], ""
+    for piece in (m.group(0) for m in _BREAK.finditer(line) if m.group(0)):
+        while piece:
+            room = width - len(current)
+            if len(piece.rstrip()) <= room:
+                current += piece
+                piece = ""
+            elif current.strip():
+                out.append(current.rstrip())
+                current, piece = indent, piece.lstrip()
+            else:  # one piece wider than a line: cut it
+                current += piece[:room]
+                piece = piece[room:]
+                out.append(current)
+                current = indent
+    if current.strip():
+        out.append(current.rstrip())
+    return out
 
 
 def action_text(action: tuple) -> str:

@@ -1,12 +1,22 @@
-"""The test session's own schema cache: the tests never read or write the user's.
+"""The test session is hermetic: no network, nothing written outside the checkout and the temp directory.
 
 Before collection (some test modules look for the schema at import), the
 official schemas' cache (``$XDG_CACHE_HOME/acp-lifecycle``) is pointed at a
-temporary directory for the session. A verified copy the user already pulled
-is copied in (read only, no network); otherwise the schemas are pulled into it
-with npm, once per session. Without npm and without a cached copy the tests
-that need a schema skip with a one-line reason (``schema_unavailable``), and
-with npm but no network they fail: CI must not pass without checking.
+temporary directory for the session and seeded from the copies committed in
+``tests/schema/sdk-2.4.0/`` (``schema/v1`` and ``schema/v2/schema.json`` of
+``@agentclientprotocol/sdk@2.4.0``, Apache-2.0, its LICENSE beside them). Each
+is checked against the integrity pinned in ``sims/wire/schema_source.py``
+first: a committed copy that is not byte for byte the official file stops the
+session. So the tests never run ``npm pack`` against the registry, never read
+or write the user's cache, and pass with the network off.
+
+The rest of the session's writes go to the same temporary directory: ``HOME``
+and the XDG directories are there (pip, run by tests/test_packaging.py, asks
+rustup's ``rustc`` for its version, and rustup writes ``~/.rustup``),
+matplotlib's configuration and font cache (``MPLCONFIGDIR``) and npm's cache
+and logs (``npm_config_cache``; only tests/test_schema.py runs npm, against a
+registry of its own on 127.0.0.1). ``.ci/offline`` runs the suite with the
+network off and a fresh ``HOME`` and fails if anything appears there.
 ``$ACP_LIFECYCLE_SCHEMA`` (a path to the pinned v2 schema.json) is still honoured.
 """
 
@@ -17,50 +27,51 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
+
 from acp_lifecycle.sims.wire import schema
 
+COMMITTED = Path(__file__).resolve().parent / "schema" / f"sdk-{schema.VERSION}"
+_ENV = ("HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "MPLCONFIGDIR", "npm_config_cache",
+        "npm_config_update_notifier")
 _SAVED: dict = {}
 
 
-def _verified_user_copy(version: str) -> Path | None:
-    path = schema.cache_path(version=version)
-    return path if path.is_file() and schema._cache_problem(path, version) is None else None
+def committed_schema(version: str = "v2") -> Path:
+    """The committed copy of the pinned schema ``version`` (checked against the pin)."""
+    path = COMMITTED / schema.cache_path(COMMITTED, version).name
+    problem = schema._cache_problem(path, version)
+    if problem:
+        raise pytest.UsageError(f"tests/schema: {path.name} {problem}; copy it again from `acp-lifecycle schema pull`")
+    return path
 
 
 def pytest_configure(config):
-    if "XDG_CACHE_HOME" in _SAVED:  # pytest-xdist workers or a nested session: already done
+    if "tmp" in _SAVED:  # a nested session: already done
         return
-    tmp = Path(tempfile.mkdtemp(prefix="acp-lifecycle-test-cache-"))
-    copies = {v: _verified_user_copy(v) for v in schema.VERSIONS}
-    _SAVED["XDG_CACHE_HOME"] = os.environ.get("XDG_CACHE_HOME")
+    tmp = Path(tempfile.mkdtemp(prefix="acp-lifecycle-test-"))
     _SAVED["tmp"] = tmp
-    os.environ["XDG_CACHE_HOME"] = str(tmp)
-    for version, src in copies.items():
+    _SAVED["env"] = {name: os.environ.get(name) for name in _ENV}
+    (tmp / "home").mkdir()
+    os.environ["HOME"] = str(tmp / "home")  # what a tool writes under ~ (pip runs rustup's rustc, which writes ~/.rustup)
+    os.environ["XDG_CACHE_HOME"] = str(tmp / "cache")
+    os.environ["XDG_CONFIG_HOME"] = str(tmp / "home" / ".config")
+    os.environ["XDG_DATA_HOME"] = str(tmp / "home" / ".local" / "share")
+    os.environ["MPLCONFIGDIR"] = str(tmp / "matplotlib")
+    os.environ["npm_config_cache"] = str(tmp / "npm")
+    os.environ["npm_config_update_notifier"] = "false"
+    for version in schema.VERSIONS:
         target = schema.cache_path(version=version)
-        if src is not None:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, target)
-        elif shutil.which("npm"):
-            try:
-                schema.pull(version=version)
-            except schema.SchemaError:
-                pass  # the tests that need it say why (test_schema's fixture fails with the reason)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(committed_schema(version), target)
 
 
 def pytest_unconfigure(config):
     tmp = _SAVED.pop("tmp", None)
     if tmp is not None:
         shutil.rmtree(tmp, ignore_errors=True)
-    if "XDG_CACHE_HOME" in _SAVED:
-        old = _SAVED.pop("XDG_CACHE_HOME")
+    for name, old in _SAVED.pop("env", {}).items():
         if old is None:
-            os.environ.pop("XDG_CACHE_HOME", None)
+            os.environ.pop(name, None)
         else:
-            os.environ["XDG_CACHE_HOME"] = old
-
-
-def schema_unavailable() -> str | None:
-    """Why no v2 schema can be had here (None: it can): no npm and no cached copy."""
-    if os.environ.get("ACP_LIFECYCLE_SCHEMA") or schema.cache_path().is_file() or shutil.which("npm"):
-        return None
-    return "no v2 schema: npm is not installed and none was pulled (`acp-lifecycle schema pull` once, or set $ACP_LIFECYCLE_SCHEMA)"
+            os.environ[name] = old

@@ -34,7 +34,8 @@ def test_check_json_is_data(capsys):
 def test_a_seeded_bug_fails_the_check_with_its_counterexample(capsys):
     code, out, _ = run(capsys, "check", "--config", "tiny", "--bug", "answer-at-receipt")
     assert code == 1
-    assert "VIOLATED" in out and '"result":{"messageId":"msg_1"}' in out
+    # (the JSON-RPC message may be wrapped to the 80 columns of a pipe)
+    assert "VIOLATED" in out and '"result":{"messageId":"msg_1"}' in "".join(out.split())
 
 
 @pytest.mark.parametrize(
@@ -60,7 +61,7 @@ def test_bugs_list_names_every_bug(capsys):
     from acp_lifecycle.model.bugs import BUGS
 
     code, out, _ = run(capsys, "bugs", "--json")
-    assert code == 0 and [b["name"] for b in json.loads(out)] == list(BUGS)
+    assert code == 0 and [json.loads(line)["name"] for line in out.splitlines()] == list(BUGS)  # one record per line
 
 
 def test_configs_lists_the_suites(capsys):
@@ -118,6 +119,24 @@ def test_the_readme_tour_runs_as_it_says(capsys):
     for link in ("https://agentclientprotocol.com", "https://www.npmjs.com/package/@agentclientprotocol/sdk",
                  "docs/rfds/v2/prompt.mdx"):
         assert link in readme.split("```sh", 1)[0]  # in the first paragraph, before the set-up commands
+
+
+def test_every_readme_command_names_a_real_file_or_an_obvious_placeholder():
+    """A file in a README command either exists in the checkout or reads as a placeholder (YOUR-...)."""
+    import shlex
+    from pathlib import Path
+
+    from acp_lifecycle.sims.cli import subcommands
+
+    root = Path(__file__).resolve().parents[1]
+    lines = [line.split("  #")[0].strip() for line in (root / "README.md").read_text().splitlines()]
+    commands = [shlex.split(line)[1:] for line in lines if line.startswith("acp-lifecycle ")]
+    assert len(commands) > 30
+    for argv in commands:
+        assert argv[0] in subcommands(), argv
+        for arg in argv:
+            if arg.endswith((".jsonl", ".js", ".json", ".py")):
+                assert arg.startswith("YOUR-") or (root / arg).is_file(), f"{arg}: not a file here, and not a placeholder"
 
 
 def test_tables_at_80_columns_show_every_column_and_full_names(capsys, monkeypatch):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -278,3 +279,43 @@ def test_every_scenario_is_a_mermaid_sequence_chart():
         text = sequence_mermaid(r.trace, f"{name}: {sc.title}", f"expected: {sc.summary}", violation=False)
         assert "\nsequenceDiagram\n" in text and "    participant A as Agent\n" in text, name
         assert "violated:" not in text, name
+
+
+def _edge_ends(g, curves) -> list[tuple[str, tuple[float, float]]]:
+    ends = []
+    for (u, v, _), segs in zip(g.edges, curves):
+        if u != v:
+            ends += [(u, segs[0][0]), (v, segs[-1][3])]
+    return ends
+
+
+@pytest.mark.parametrize("which", ["tiny", "answer-at-receipt"])
+def test_the_lifecycle_drawing_reads_at_page_width_and_no_two_arrowheads_meet(which):
+    """A strip 5.6 times wider than tall (3202x571 px) shrank its labels to nothing at page width:
+    the layout turns top to bottom; and edge ends meeting one point of a box are spread apart."""
+    from acp_lifecycle.model.bugs import BUGS
+    from acp_lifecycle.sims.diagrams import drawing
+    from acp_lifecycle.sims.diagrams.lifecycle import lifecycle
+
+    lc = lifecycle("tiny") if which == "tiny" else lifecycle(BUGS[which].member, BUGS[which].rules)
+    g = drawing._lifecycle_graph(lc)
+    lay = drawing._choose_layout(g)
+    w, h = drawing._extent(lay, g)
+    wide_w, wide_h = drawing._extent(drawing._layout(g), g)
+    assert lay.vertical and wide_w / wide_h > drawing._MAX_ASPECT and max(w / h, h / w) < wide_w / wide_h
+    assert w <= 8.5  # inches: at most 1,275 px at 150 dpi, so labels keep their size at page width
+    pairs = {(u, v) for u, v, _ in g.edges}
+    curves = [list(drawing._edge_curve(g, lay, k, pairs, True)) for k in range(len(g.edges))]
+    drawing._spread_ends(curves, g, lay)
+    ends = _edge_ends(g, curves)
+    for i, (n, p) in enumerate(ends):
+        for m, q in ends[i + 1:]:
+            if n == m:
+                assert math.dist(p, q) >= drawing._MIN_PORT - 1e-9, (n, p, q)
+
+
+def test_the_committed_lifecycle_picture_is_not_a_strip():
+    import matplotlib.image
+
+    height, width = matplotlib.image.imread(ROOT / "diagrams" / "lifecycle-tiny.png").shape[:2]
+    assert width <= 1600 and max(width / height, height / width) <= 2.6, (width, height)

@@ -1,9 +1,9 @@
 """The Hypothesis explorer (``sims.search.fuzz``): agreement with the exhaustive explorer, determinism, seeded bugs.
 
-Every budget below is for seed 0 and is exact (a fixed seed gives the same
-runs), so an intended change to the model, the properties or ``sims/fuzz.py``
-may move them; re-measure and update them in the same commit, as for the pinned
-counts of ``test_explore.py``. Tests marked ``slow`` run only with ``-m slow``.
+No count here is Hypothesis's exact behaviour on one seed: a seeded bug must be
+caught, with its property and a real run close to the explorer's shortest,
+within a budget measured with a wide margin over several seeds (``BUDGET``,
+``QUICK_BUGS``). Tests marked ``slow`` run only with ``-m slow``.
 """
 
 import json
@@ -31,57 +31,48 @@ FUZZ = get_suite("fuzz").members[0]
 #: a run on to a terminal state anyway.
 SMALL_STEPS = 20
 
-#: bug: (examples given to fuzz, length of the printed run). With seed 0 and
-#: SMALL_STEPS, each budget is the smallest that catches the bug with its
-#: expected property such that every larger budget measured (up to 1.5x or
-#: more) catches it too; the examples it takes are in the comment when fewer.
-#: A budget of 1 means the first example, Hypothesis's simplest run (rules in
-#: name order) followed by the teardown's drive, already breaks the property.
-#: The lengths are after Hypothesis's shrink and ``shorten``'s deletions; each
-#: is at most SLACK steps longer than the explorer's shortest on the same member
-#: (test_bugs.PINNED_LENGTHS), most are equal.
-BUDGETS = {
-    "answer-at-receipt": (1, 2),
-    "answer-at-reserve": (7, 3),
-    "cancel-after-insertion": (16, 5),
-    "client-associates-by-content": (5, 5),
-    "client-associates-by-order": (5, 5),
-    "client-idle-completes-prompt": (1, 3),
-    "client-keeps-optimistic-copy": (1, 9),
-    "echo-under-other-id": (1, 4),
-    "end-turn-for-cancel": (46, 7),
-    "error-after-insertion": (400, 5),  # caught at example 398: slow
-    "error-beside-end-turn": (1, 6),
-    "error-when-abort-raises": (120, 7),  # seed 1 (SEEDS): caught at example 102
-    "ids-reset-on-restart": (1, 7),
-    "never-echo": (1, 9),
-    "no-idle-after-failure": (60, 5),  # caught at example 45
-    "no-tool-terminal-before-error": (600, 6),  # caught at example 592: slow
-    "replay-chunks-without-reset": (275, 5),  # caught at example 273: slow
-    "replay-reexecutes-command": (450, 5),  # caught at example 421: slow
-    "replay-under-new-id": (98, 5),
-    "replay-without-replay-from": (51, 5),
-    "same-id-for-same-content": (1, 6),
-    "second-stop-reason": (24, 6),
-    "tool-update-after-idle": (33, 10),
-}
+#: Examples given to fuzz for a seeded bug: the command's default.
+BUDGET = 1000
 
-#: Bugs fuzzed with another seed than 0, and why. Hypothesis's runs are random:
-#: since issue 11 gave the failures member more steps (cancelled work may start
-#: a tool call, a pending call may fail), seed 0 no longer meets the failure
-#: during cancellation within 3,000 examples; seeds 1 to 5 catch it at examples
-#: 118, 535, (none in 1,000), 472 and 136 of a 1,000 budget.
+#: The examples it took to catch each bug with seeds 0, 1, 2, 3 (SMALL_STEPS, measured
+#: 2026-12-04; "-" for not within 1,000). A bug is QUICK when every seed caught it within a
+#: fifth of BUDGET: the suite runs those with seed 0 and BUDGET, a margin of 5x or more over
+#: the worst seed, so that a change to the model or to Hypothesis that moves the runs does not
+#: fail the test, and a bug the explorer finds only much later (or not at all) still does.
+MEASURED = {
+    "answer-at-receipt": (1, 1, 1, 1),
+    "answer-at-reserve": (7, 6, 5, 11),
+    "cancel-after-insertion": (16, 6, 9, 54),
+    "client-associates-by-content": (5, 52, 18, 16),
+    "client-associates-by-order": (5, 52, 18, 16),
+    "client-idle-completes-prompt": (1, 1, 1, 1),
+    "client-keeps-optimistic-copy": (1, 1, 1, 1),
+    "echo-under-other-id": (1, 1, 1, 1),
+    "end-turn-for-cancel": (74, 79, 22, 9),
+    "error-after-insertion": (81, 182, 81, 31),
+    "error-beside-end-turn": (1, 1, 1, 1),
+    "error-when-abort-raises": (None, 118, 535, None),
+    "ids-reset-on-restart": (1, 1, 1, 1),
+    "never-echo": (1, 1, 1, 1),
+    "no-idle-after-failure": (53, 182, 81, 31),
+    "no-tool-terminal-before-error": (103, 806, 394, 116),
+    "replay-chunks-without-reset": (273, 400, 904, None),
+    "replay-reexecutes-command": (421, 61, 801, 210),
+    "replay-under-new-id": (98, 317, 408, 672),
+    "replay-without-replay-from": (51, 11, 41, 36),
+    "same-id-for-same-content": (1, 1, 1, 1),
+    "second-stop-reason": (24, 53, 52, 193),
+    "tool-update-after-idle": (33, 4, 9, 9),
+}
+QUICK_BUGS = {name for name, seen in MEASURED.items() if all(n is not None and 5 * n <= BUDGET for n in seen)}
+
+#: Seeds for the `fuzz` command's slow test where seed 0 does not catch the bug within
+#: BUDGET (error-when-abort-raises: seed 0 meets no failure during cancellation in 3,000).
 SEEDS = {"error-when-abort-raises": 1}
 
 #: A printed run is at most this many steps longer than the explorer's shortest
 #: (3 since issue 11: tool-update-after-idle prints 10 steps, the explorer's is 7).
 SLACK = 3
-
-#: Bugs whose budget is more than a few hundred examples' worth of time in CI.
-SLOW_BUGS = {
-    "no-tool-terminal-before-error", "replay-reexecutes-command", "error-after-insertion",
-    "replay-chunks-without-reset",
-}
 
 #: The correct model breaks failed_work_ends_with_error_idle on fuzz-3-clients:
 #: a failure while no client is attached (after a restart, or after every
@@ -286,41 +277,55 @@ def test_the_shrunk_trace_prints_as_numbered_steps_with_json_rpc_messages():
     assert lines[-1].startswith("     => success_only_after_insertion: ")
 
 
-def test_every_bug_has_a_budget_and_a_length_within_slack_steps_of_the_explorers():
+def test_every_bug_was_measured_and_most_are_quick():
+    assert set(MEASURED) == set(BUGS) and all(len(seen) == 4 for seen in MEASURED.values())
+    assert len(QUICK_BUGS) >= len(BUGS) * 2 // 3  # the suite's test covers most bugs; the rest are slow
+
+
+def _caught(name: str, seed: int, examples: int = BUDGET):
+    """Fuzz a seeded bug; assert what it found, if anything: the bug's property, on a real run
+    of its member that ends in the violation, within SLACK steps of the explorer's shortest."""
     from test_bugs import PINNED_LENGTHS
 
-    assert set(BUDGETS) == set(BUGS)
-    assert all(n <= 800 and PINNED_LENGTHS[name] <= length <= PINNED_LENGTHS[name] + SLACK
-               for name, (n, length) in BUDGETS.items())
-    assert SLOW_BUGS <= set(BUGS)
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_BUGS else n for n in sorted(BUGS)]
-)
-def test_fuzz_catches_each_seeded_bug_within_its_budget_with_a_short_trace(name, request):
-    if name in SLOW_BUGS:
-        _slow_only(request)
     bug = BUGS[name]
-    examples, longest = BUDGETS[name]
     cfg = get_suite(bug.member).members[0]
-    r = fuzz(cfg, bug.rules, examples=examples, steps=SMALL_STEPS, seed=SEEDS.get(name, 0))
-    assert r.property == bug.breaks, f"{name}: {r.property} after {r.examples} examples"
+    r = fuzz(cfg, bug.rules, examples=examples, steps=SMALL_STEPS, seed=seed)
+    if r.property is None:
+        return None
+    assert r.property == bug.breaks, f"{name}, seed {seed}: {r.property} after {r.examples} examples"
     assert r.message and not r.ok and r.examples <= examples
-    assert len(r.trace) == longest and r.hypothesis_steps >= len(r.trace)
+    assert PINNED_LENGTHS[name] <= len(r.trace) <= PINNED_LENGTHS[name] + SLACK
+    assert r.hypothesis_steps >= len(r.trace)
     _assert_real_run_ending_in_violation(r.trace, cfg, bug.rules, bug.breaks)
+    return r
+
+
+@pytest.mark.parametrize("name", sorted(QUICK_BUGS))
+def test_fuzz_catches_each_quick_seeded_bug_with_a_short_real_run(name):
+    assert _caught(name, seed=0) is not None, f"{name}: not caught in {BUDGET} examples (seeds 0-3 took {MEASURED[name]})"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(BUGS))
+def test_fuzz_catches_each_seeded_bug_with_some_of_four_seeds(name, request):
+    """Every bug, the rare ones too: each of seeds 0-3 finds the bug or nothing (never another
+    property), at least one finds it, and a quick bug is found by every seed."""
+    _slow_only(request)
+    found = [_caught(name, seed) is not None for seed in range(4)]
+    assert any(found) and (all(found) or name not in QUICK_BUGS), (name, found)
 
 
 def test_shorten_deletes_the_detours_hypothesis_leaves_and_keeps_a_real_failing_run():
-    # Hypothesis alone: 26 steps, most of them detours through agent work and
-    # faults before the client takes an idle for its prompt's end.
+    # On fuzz-3-clients with 60 steps, Hypothesis's own shrunk run still takes detours
+    # through agent work and faults before the client takes an idle for its prompt's end
+    # (26 steps at seed 0); shorten leaves a run no single deletion can shorten.
+    from test_bugs import PINNED_LENGTHS
+
     bug = BUGS["client-idle-completes-prompt"]
     r = fuzz(FUZZ, bug.rules, examples=200, steps=60)
-    assert r.property == bug.breaks and r.hypothesis_steps == 26
-    assert [step.action for _, step in r.trace] == [
-        ("ClientSubmitPrompt", 0, "a"), ("AgentReceive", 0, "prompt"), ("AgentBeginWork", "before-insertion"),
-        ("AgentEndWork", "end_turn"), ("ClientReceive", 0, "state"), ("ClientReceive", 0, "state"),
-    ]
+    assert r.property == bug.breaks and r.hypothesis_steps > len(r.trace)
+    assert len(r.trace) <= PINNED_LENGTHS[bug.name] + SLACK
+    assert shorten(r.trace, FUZZ, bug.rules, bug.breaks) == (r.trace, None)  # nothing left to delete
     _assert_real_run_ending_in_violation(r.trace, FUZZ, bug.rules, bug.breaks)
 
 
@@ -347,7 +352,7 @@ def test_shorten_deletes_steps_only_while_the_same_property_still_fails():
 
 
 #: Seeded bugs the suite runs through the command line (the others with -m slow;
-#: test_fuzz_catches_each_seeded_bug_within_its_budget covers them in the suite).
+#: test_fuzz_catches_each_quick_seeded_bug_with_a_short_real_run covers the quick ones in the suite).
 CLI_BUGS = {"answer-at-receipt", "never-echo", "same-id-for-same-content"}
 
 

@@ -84,7 +84,7 @@ def test_a_mutant_is_undone_after_its_run():
 
 def test_mutate_lists_and_runs_one_mutant_as_json(capsys):
     assert main(["mutate", "--list", "--json"]) == 0
-    listed = json.loads(capsys.readouterr().out)
+    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # one record per line
     assert {m["name"] for m in listed} == set(MUTANTS)
     assert main(["mutate", "--mutant", "never-echo", "--config", "tiny", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -59,11 +59,13 @@ def test_the_installed_package_is_found_outside_the_checkout(tmp_path):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The project's wheel (build isolation fetches setuptools from the package registry)."""
+    """The project's wheel, built offline: no build isolation (which would fetch setuptools from
+    the registry), with the setuptools the test extra installs (>= 70.1: bdist_wheel built in)."""
     out = tmp_path_factory.mktemp("wheel")
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(ROOT)],
-                   check=True, env=env, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-index", "--no-build-isolation",
+                           "--no-cache-dir", "-w", str(out), str(ROOT)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
     (path,) = out.glob("*.whl")
     return path
 
@@ -82,7 +84,7 @@ def test_installing_into_a_fresh_venv_puts_no_model_or_sims_on_sys_path(wheel, t
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           check=True, capture_output=True, text=True, env=env).stdout.strip()
     before = {p.name for p in Path(site).iterdir()}
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--no-cache-dir", str(wheel)],
                    check=True, capture_output=True, env=env)
     code = (
         "import importlib.util as u, sys;"

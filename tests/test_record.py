@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from acp_lifecycle.sims.cli import main
-from acp_lifecycle.sims.wire.record import Recorder
+from acp_lifecycle.sims.wire.record import Recorder, stderr_summary
 from acp_lifecycle.sims.wire.transcript import check_transcript, parse
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -114,8 +114,9 @@ def test_record_relays_bytes_unchanged_and_keeps_a_line_that_is_not_json(tmp_pat
 def test_record_exits_with_the_agent_status_and_never_overwrites(tmp_path):
     out, tap = tmp_path / "rec.jsonl", tmp_path / "tap.jsonl"
     s = Session(out, TINY, _env(tap, TINY_AGENT_EXIT="3"))
+    s.call({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2, "info": {"name": "t", "version": "1"}}})
     code, _ = s.end()
-    assert code == 3
+    assert code == 3 and len(out.read_text().splitlines()) == 2
     out.write_text("precious\n")
     proc = subprocess.run([*RECORD, str(out), "--", *TINY], input=b"", capture_output=True, env=_env(tap))
     assert proc.returncode == 2 and b"exists" in proc.stderr and b"--force" in proc.stderr
@@ -123,6 +124,58 @@ def test_record_exits_with_the_agent_status_and_never_overwrites(tmp_path):
     assert out.read_text() == "precious\n"
     proc = subprocess.run([*RECORD, str(out), "--force", "--", *TINY], input=b"", capture_output=True, env=_env(tap))
     assert proc.returncode == 0 and out.read_text() == ""
+
+
+def _record_while_connected(out: Path, agent: list[str], *extra: str) -> tuple[int, str]:
+    """`record OUT -- AGENT` with the client's stdin left open until the recorder exits (an editor
+    waiting for the agent): exit status and stderr."""
+    proc = subprocess.Popen([*RECORD, str(out), *extra, "--", *agent], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        code = proc.wait(timeout=60)
+    finally:
+        proc.stdin.close()
+    return code, proc.stderr.read().decode()
+
+
+NODE_MISSING = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+CANNOT_START = [
+    ([sys.executable, "-c", "import no_such_module_here"], "ModuleNotFoundError: No module named 'no_such_module_here'"),
+    ([sys.executable, "-c", "import sys; sys.stderr.write('bad config\\n'); sys.exit(5)"], "status 5 before it wrote anything (bad config)"),
+    pytest.param(["node", "missing-agent.js"], "(Error: Cannot find module", marks=NODE_MISSING),
+]
+
+
+@pytest.mark.parametrize("agent, said", CANNOT_START)
+def test_an_agent_that_cannot_start_is_one_line_exit_2_and_no_file(tmp_path, agent, said):
+    out = tmp_path / "s.jsonl"
+    code, err = _record_while_connected(out, agent)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("acp-lifecycle: error: the agent could not start: `") and said in err
+    assert "Traceback" not in err and "    at " not in err  # the program's stack trace is summarised, not shown
+    assert not out.exists()  # so the retry needs no --force
+    out.write_text("precious\n")  # and --force does not lose the user's file when it fails again
+    code, err = _record_while_connected(out, agent, "--force")
+    assert code == 2 and "could not start" in err and out.read_text() == "precious\n"
+
+
+def test_an_agent_that_started_keeps_its_stderr_and_its_exit_status(tmp_path):
+    """Writing first, then failing, is the agent's own exit: its stderr passes through, the transcript stays."""
+    out = tmp_path / "s.jsonl"
+    agent = [sys.executable, "-c", "import sys; print('{}', flush=True); sys.stderr.write('it broke\\n'); sys.exit(4)"]
+    code, err = _record_while_connected(out, agent)
+    assert code == 4 and err == "it broke\n"
+    assert out.read_text() == '{"conn":"stdio","from":"agent","msg":{}}\n'
+
+
+def test_the_summary_of_a_stack_trace_is_its_error_line():
+    node = (b"node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module '/x/a.js'\n"
+            b"    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)\n  code: 'MODULE_NOT_FOUND',\n"
+            b"  requireStack: []\n}\n\nNode.js v20.20.2\n")
+    assert stderr_summary(node) == "Error: Cannot find module '/x/a.js'"
+    assert stderr_summary(b"Traceback (most recent call last):\n  File x\nValueError: bad: 3\n") == "ValueError: bad: 3"
+    assert stderr_summary(b"usage: agent [--port N]\n") == "usage: agent [--port N]"
+    assert stderr_summary(b"") == "" and len(stderr_summary(b"x" * 500)) == 160
 
 
 @pytest.mark.parametrize(

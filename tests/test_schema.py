@@ -2,19 +2,25 @@
 about the RFD's examples, known-invalid messages and every message the model renders.
 
 These tests need the schema. The session fixture uses ``$ACP_LIFECYCLE_SCHEMA`` (a path to
-the pinned schema.json) when it is set, else ``pull()``s it into the session's own cache
-(tests/conftest.py: a copy of the user's verified one, or fetched with npm; never the user's
-cache itself). They skip, with the reason, only when there is neither npm nor a cached copy;
-with npm but no network they FAIL: CI must not pass without checking. The two tests that run
-npm themselves are skipped only when ``$ACP_LIFECYCLE_SCHEMA`` is set (the developer said:
-use this file, do not fetch).
+the pinned schema.json) when it is set, else the session's own cache, which tests/conftest.py
+seeds from the copies committed in tests/schema/ (checked against the pin): no network. The
+tests of ``pull()`` run npm's own client against a registry of their own on 127.0.0.1 (a
+tarball built here, its integrity pinned for the test), so npm's fetch, the integrity checks
+and the extraction are exercised offline; the one test that fetches the real package from the
+npm registry is marked ``slow``. The npm tests are skipped only when npm is not installed or
+``$ACP_LIFECYCLE_SCHEMA`` is set (the developer said: use this file, do not fetch).
 """
 
 from __future__ import annotations
 
+import gzip
+import http.server
+import io
 import json
 import os
 import shutil
+import tarfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -29,6 +35,7 @@ from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire import step_messages
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.wire.schema import (
+    PACKAGE,
     PACKAGE_INTEGRITY,
     SCHEMA_INTEGRITY,
     SchemaError,
@@ -54,14 +61,9 @@ def _load(name: str) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def schema_path() -> Path:
-    from conftest import schema_unavailable
-
     given = os.environ.get(ENV)
-    reason = schema_unavailable()
-    if reason:
-        pytest.skip(reason)
     try:
-        path = locate(given) if given else pull()
+        path = locate(given)  # None: the session's cache, seeded from tests/schema/
     except SchemaError as e:
         pytest.fail(f"the v2 schema is needed and could not be had: {e} (or set ${ENV} to the pinned schema.json)")
     if sri(path.read_bytes()) != SCHEMA_INTEGRITY:
@@ -332,8 +334,71 @@ def test_pull_reuses_a_verified_cached_copy_without_running_npm(monkeypatch, tmp
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
+def _tarball(files: dict[str, bytes]) -> bytes:
+    """A gzipped npm tarball holding ``files`` under package/ (fixed mtimes: the same bytes every time)."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as gz, tarfile.open(fileobj=gz, mode="w") as tar:
+        for name, data in {"package.json": json.dumps({"name": PACKAGE, "version": "2.4.0"}).encode(), **files}.items():
+            info = tarfile.TarInfo(f"package/{name}")
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.fixture
+def local_registry(monkeypatch, tmp_path):
+    """An npm registry of the test's own on 127.0.0.1 serving one tarball of @agentclientprotocol/sdk@2.4.0
+    (the committed schemas in it), with npm's cache in tmp_path. Yields a function that sets the tarball's
+    bytes (default: that package) and returns them."""
+    from conftest import committed_schema
+
+    served: dict[str, bytes] = {}
+
+    class Registry(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            base = f"http://127.0.0.1:{self.server.server_address[1]}"
+            if self.path.endswith(".tgz"):
+                body, kind = served["tgz"], "application/octet-stream"
+            else:  # the packument, whatever the path's escaping of the scope
+                dist = {"tarball": f"{base}/@agentclientprotocol/sdk/-/sdk-2.4.0.tgz", "integrity": sri(served["tgz"])}
+                body = json.dumps({"name": PACKAGE, "dist-tags": {"latest": "2.4.0"},
+                                   "versions": {"2.4.0": {"name": PACKAGE, "version": "2.4.0", "dist": dist}}}).encode()
+                kind = "application/json"
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Registry)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "npm_config_proxy", "npm_config_https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{server.server_address[1]}/")
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+
+    def serve(tgz: bytes | None = None) -> bytes:
+        served["tgz"] = tgz if tgz is not None else _tarball({
+            "schema/v2/schema.json": committed_schema("v2").read_bytes(),
+            "schema/v1/schema.json": committed_schema("v1").read_bytes()})
+        return served["tgz"]
+
+    try:
+        yield serve
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
 @needs_npm
-def test_pull_fetches_with_npm_replaces_a_corrupted_copy_and_then_reuses_it(monkeypatch, tmp_path):
+def test_pull_fetches_with_npm_replaces_a_corrupted_copy_and_then_reuses_it(monkeypatch, tmp_path, local_registry):
+    monkeypatch.setattr(schema_source, "PACKAGE_INTEGRITY", sri(local_registry()))
     cache = tmp_path / "cache"
     cache.mkdir()
     (cache / "schema.json").write_text('{"corrupted": true}')
@@ -341,6 +406,7 @@ def test_pull_fetches_with_npm_replaces_a_corrupted_copy_and_then_reuses_it(monk
     assert path == cache / "schema.json"
     assert sri(path.read_bytes()) == SCHEMA_INTEGRITY
     assert sorted(p.name for p in cache.iterdir()) == ["schema.json"]  # only the one file, no temp left
+    assert sri(pull(cache, version="v1").read_bytes()) == schema_source.SCHEMA_V1_INTEGRITY
     first = path.stat()
     _no_npm(monkeypatch, tmp_path)
     assert pull(cache) == path
@@ -348,14 +414,40 @@ def test_pull_fetches_with_npm_replaces_a_corrupted_copy_and_then_reuses_it(monk
 
 
 @needs_npm
-def test_pull_refuses_a_tarball_that_does_not_match_the_pinned_integrity(monkeypatch, tmp_path):
-    monkeypatch.setattr(schema_source, "PACKAGE_INTEGRITY", sri(b"some other package"))
+def test_pull_refuses_a_tarball_that_does_not_match_the_pinned_integrity(tmp_path, local_registry):
+    local_registry()  # the right schema inside, but not the pinned package's bytes
     cache = tmp_path / "cache"
     with pytest.raises(SchemaError) as e:
         pull(cache)
     text = _one_line(e.value)
     assert text.startswith("integrity mismatch for @agentclientprotocol/sdk@2.4.0") and "refusing it" in text
+    assert "the registry served a different package" in text
     assert not (cache / "schema.json").exists()
+
+
+@needs_npm
+def test_pull_refuses_a_package_whose_schema_is_not_the_pinned_file(monkeypatch, tmp_path, local_registry):
+    tgz = local_registry(_tarball({"schema/v2/schema.json": b'{"not": "the schema"}'}))
+    monkeypatch.setattr(schema_source, "PACKAGE_INTEGRITY", sri(tgz))
+    with pytest.raises(SchemaError) as e:
+        pull(tmp_path / "cache")
+    assert _one_line(e.value).startswith("integrity mismatch for package/schema/v2/schema.json")
+    assert not (tmp_path / "cache" / "schema.json").exists()
+
+
+@needs_npm
+@pytest.mark.slow
+def test_pull_fetches_the_real_package_from_the_npm_registry(monkeypatch, tmp_path):
+    """The one test that needs the network: the pinned integrity is what the registry serves."""
+    monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    assert sri(pull(tmp_path / "cache").read_bytes()) == SCHEMA_INTEGRITY
+
+
+def test_the_committed_schemas_are_the_pinned_files():
+    from conftest import committed_schema
+
+    for version, integrity in (("v2", SCHEMA_INTEGRITY), ("v1", schema_source.SCHEMA_V1_INTEGRITY)):
+        assert sri(committed_schema(version).read_bytes()) == integrity
 
 
 def test_pull_without_npm_says_to_install_it_or_pass_schema(monkeypatch, tmp_path):
@@ -371,6 +463,8 @@ def test_pull_with_the_registry_unreachable_says_there_is_no_network(monkeypatch
     monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")
     monkeypatch.setenv("npm_config_fetch_retries", "0")
     monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+    for name in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "npm_config_proxy", "npm_config_https_proxy"):
+        monkeypatch.delenv(name, raising=False)
     with pytest.raises(SchemaError) as e:
         pull(tmp_path / "cache")
     text = _one_line(e.value)

@@ -8,7 +8,10 @@ arrives, to the same bridge class the transcript converter and ``check --bridge`
 writes what the bridge sends: to the agent's stdin, or to its own stdout for the client.
 Nothing but JSON-RPC messages ever reaches the client's stream: problems go to stderr
 (``bridge: message N: KIND: MESSAGE``) and, with ``--record``, into the record; the
-agent's own stderr passes through to the bridge's stderr.
+agent's own stderr passes through to the bridge's stderr once it has started (its
+first message, or ``START_WINDOW`` seconds). An agent that cannot start (it exits
+with an error before writing anything) is a ``RecordError``: one line, its stack
+trace summarised (``_Start``), and no record file written or overwritten.
 
 The record (``--record OUT.jsonl``; ``{time}`` and ``{pid}`` in the name are filled
 in) is three files, written as the session goes:
@@ -32,6 +35,8 @@ import signal
 import sys
 import time
 from pathlib import Path
+
+from acp_lifecycle.sims.wire.record import START_WINDOW, StderrGate, could_not_start
 
 from .core import _bad_number, _Bridge
 from .run import make_bridge
@@ -74,26 +79,51 @@ def _dumps(msg) -> str:
 
 
 class _Recorder:
-    """Writes the record as the session goes (line-buffered, so a killed bridge leaves it whole)."""
+    """Writes the record as the session goes (line-buffered, so a killed bridge leaves it whole).
+    The files are opened at the agent's first message or a normal end (``open()``); the lines
+    before wait in memory, so an agent that cannot start leaves no file and overwrites none."""
 
     def __init__(self, paths, to: str):
         self.to, self.frm = to, "v1" if to == "v2" else "v2"
-        self.files = [open(p, "w", encoding="utf-8", buffering=1) for p in paths] if paths else []
+        self.paths = list(paths) if paths else []
+        self.files: list | None = None
+        self.pending: list[tuple[int, str]] = []
+
+    def _write(self, i: int, text: str) -> None:
+        if self.files is None:
+            self.pending.append((i, text))
+        else:
+            self.files[i].write(text)
+
+    def open(self) -> None:
+        if self.files is not None or not self.paths:
+            return
+        files = []
+        try:
+            for path in self.paths:
+                files.append(open(path, "w", encoding="utf-8", buffering=1))
+        except OSError as e:
+            for f in files:
+                f.close()
+            raise RecordError(f"--record: cannot write {path}: {e.strerror or e}") from None
+        self.files = files
+        for i, text in self.pending:
+            files[i].write(text)
+        self.pending = []
 
     def _side(self, side: str, entry: dict, n: int | None = None) -> None:
-        if not self.files:
+        if not self.paths:
             return
-        combined, v1, v2 = self.files
         line = {"n": n} if n is not None else {}
         line.update({"side": side, **entry})
-        combined.write(_dumps(line) + "\n")
-        (v1 if side == "v1" else v2).write(_dumps(entry) + "\n")
+        self._write(0, _dumps(line) + "\n")
+        self._write(1 if side == "v1" else 2, _dumps(entry) + "\n")
 
     def unreadable(self, n: int, who: str, raw: bytes) -> None:
-        if self.files:
+        if self.paths:
             side = self.to if who == "client" else self.frm
             text = raw.decode("utf-8", errors="replace").rstrip("\n")
-            self.files[0].write(_dumps({"n": n, "side": side, "from": who, "unreadable": text}) + "\n")
+            self._write(0, _dumps({"n": n, "side": side, "from": who, "unreadable": text}) + "\n")
 
     def received(self, n: int, entry: dict) -> None:
         # A client's message is on the clients' side, the agent's on the agent's.
@@ -104,11 +134,11 @@ class _Recorder:
         self._side(self.frm if entry["from"] == "client" else self.to, entry)
 
     def problem(self, p) -> None:
-        if self.files:
-            self.files[0].write(_dumps({"side": "bridge", "problem": p.data()}) + "\n")
+        if self.paths:
+            self._write(0, _dumps({"side": "bridge", "problem": p.data()}) + "\n")
 
     def close(self) -> None:
-        for f in self.files:
+        for f in self.files or []:
             f.close()
 
 
@@ -125,12 +155,57 @@ async def _lines(reader: asyncio.StreamReader, who: str, queue: asyncio.Queue) -
         await queue.put((who, raw, ""))
 
 
+class _Start:
+    """Whether the agent started. Its stderr is held (``StderrGate``) until its first message or
+    ``START_WINDOW`` seconds, then passes through; an agent that ended with an error before it
+    wrote anything, on its own while the client was there (or one that never sent anything), did
+    not start: ``failure()`` is the one line that says so, its stack trace summarised."""
+
+    def __init__(self, command: list[str], stderr):
+        self.command = command
+        self.gate = StderrGate(_stderr_writer(stderr))
+        self.spoke = {"client": False, "agent": False}
+        self.client_gone = self.stopped = False
+
+    def heard(self, who: str, recorder: _Recorder) -> None:
+        if not self.spoke[who]:
+            self.spoke[who] = True
+            if who == "agent":
+                self.gate.release()
+                recorder.open()
+
+    def failed(self, code: int | None) -> bool:
+        alone = not self.client_gone or not self.spoke["client"]
+        return bool(code) and not self.spoke["agent"] and alone and not self.stopped
+
+    def failure(self, code: int | None, what: str) -> str:
+        return could_not_start(self.command, code, self.gate.summary(), what) if self.failed(code) else ""
+
+
+def _stderr_writer(stderr):
+    if stderr is sys.stderr and hasattr(sys.stderr, "buffer"):
+        def write(data: bytes) -> None:
+            sys.stderr.buffer.write(data)
+            sys.stderr.flush()
+    else:
+        def write(data: bytes) -> None:
+            stderr.write(data.decode("utf-8", errors="replace"))
+            stderr.flush()
+    return write
+
+
+async def _drain(reader: asyncio.StreamReader, gate: StderrGate) -> None:
+    while data := await reader.read(65536):
+        gate.feed(data)
+
+
 async def serve(
     to: str, command: list[str], record=None, options: dict | None = None, validators: dict | None = None,
     stdin=None, stdout=None, stderr=None,
 ) -> int:
     """Run the bridge between the client on ``stdin``/``stdout`` (default: this process's)
-    and the agent ``command``. Returns the exit status: the agent's when it failed, else 0."""
+    and the agent ``command``. Returns the exit status: the agent's when it failed, else 0.
+    An agent that cannot start is a ``RecordError`` (one line; no record written)."""
     stderr = stderr or sys.stderr
     options = dict(options or {})
     # No history: the bridge keeps only what the translation needs (memory stays flat).
@@ -139,16 +214,58 @@ async def serve(
     limit = 64 * 1024 * 1024
     try:
         agent = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=limit)
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            limit=limit)
     except OSError as e:
         raise RecordError(f"cannot start the agent {command[0]}: {e.strerror or e}") from None
-    recorder = _Recorder(record, to)  # (only once the agent runs: a failed start leaves no files)
+    recorder = _Recorder(record, to)  # (its files only once the agent runs: a failed start leaves none)
+    start = _Start(command, stderr)
+    window = loop.call_later(START_WINDOW, start.gate.release)
+    drain = asyncio.ensure_future(_drain(agent.stderr, start.gate))
 
     if stdin is None:
         stdin = asyncio.StreamReader(limit=limit, loop=loop)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
     out = stdout if stdout is not None else sys.stdout.buffer
 
+    def stop(*_):
+        if agent.returncode is None:
+            start.stopped = True
+            agent.terminate()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread / platform
+            pass
+    try:
+        await _session(bridge, agent, stdin, out, stderr, recorder, start, stop)
+    finally:
+        window.cancel()
+        if agent.stdin is not None and not agent.stdin.is_closing():
+            agent.stdin.close()
+        try:
+            await asyncio.wait_for(agent.wait(), 5)
+        except asyncio.TimeoutError:
+            agent.kill()
+            await agent.wait()
+        try:
+            await asyncio.wait_for(drain, 5)
+        except asyncio.TimeoutError:
+            pass
+        failed = start.failure(agent.returncode, f"{recorder.paths[0]} not written" if recorder.paths else "the bridge stops")
+        if not failed:
+            start.gate.release()
+            recorder.open()
+        recorder.close()
+    if failed:
+        raise RecordError(failed)
+    code = agent.returncode or 0
+    return code if code > 0 else 0
+
+
+async def _session(bridge: _Bridge, agent, stdin, out, stderr, recorder: _Recorder, start: _Start, stop) -> None:
+    """Relay through the bridge until the agent is gone (or the client, and the agent after a grace)."""
     queue: asyncio.Queue = asyncio.Queue()
     readers = [asyncio.ensure_future(_lines(stdin, "client", queue)), asyncio.ensure_future(_lines(agent.stdout, "agent", queue))]
     n = 0
@@ -178,16 +295,6 @@ async def serve(
                 out.write(data)
                 out.flush()
 
-    def stop(*_):
-        if agent.returncode is None:
-            agent.terminate()
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
-            loop.add_signal_handler(sig, stop)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread / platform
-            pass
-
     try:
         while open_sides:
             if "client" in open_sides:
@@ -201,11 +308,14 @@ async def serve(
                     continue
             if raw is None and why is None:
                 open_sides.discard(who)
-                if who == "client" and agent.stdin is not None:
-                    agent.stdin.close()  # the client is gone: the agent sees end of input
+                if who == "client":
+                    start.client_gone = True
+                    if agent.stdin is not None:
+                        agent.stdin.close()  # the client is gone: the agent sees end of input
                 if who == "agent":
                     break  # the agent is gone: nothing more can cross
                 continue
+            start.heard(who, recorder)
             n += 1
             entry, error = _entry(who, raw or b"", why)
             if entry is None:
@@ -218,21 +328,20 @@ async def serve(
             recorder.received(n, entry)
             await send(bridge.feed(entry, n))
             say_problems()
-        await send(bridge.finish())
-        say_problems()
+        if not start.failed(agent.returncode if agent.returncode is not None else await _exit(agent)):
+            await send(bridge.finish())
+            say_problems()
     finally:
         for r in readers:
             r.cancel()
-        if agent.stdin is not None and not agent.stdin.is_closing():
-            agent.stdin.close()
-        try:
-            await asyncio.wait_for(agent.wait(), 5)
-        except asyncio.TimeoutError:
-            agent.kill()
-            await agent.wait()
-        recorder.close()
-    code = agent.returncode or 0
-    return code if code > 0 else 0
+
+
+async def _exit(agent) -> int | None:
+    """The agent's exit status, if it ends within a moment (its output has ended)."""
+    try:
+        return await asyncio.wait_for(agent.wait(), 5)
+    except asyncio.TimeoutError:
+        return None
 
 
 def _entry(who: str, raw: bytes, why: str) -> tuple[dict | None, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
@@ -23,11 +22,12 @@ from .common import (
     UsageError,
     add_force,
     add_json,
-    console,
+    screen,
     output_dir,
     path_argument,
     positive_int,
     print_json,
+    print_lines,
     print_table,
     refuse_options,
 )
@@ -106,7 +106,7 @@ def _check_bridge(args) -> int:
     runs = [explore_bridge(m, to, conn=conn, **options) for m, conn in BRIDGE_MEMBERS]
     if args.json:
         return _bridge_json(args, to, runs)
-    out = console()
+    out = screen()
     agent, client = ("v2", "v1") if to == "v1" else ("v1", "v2")
     out.print(f"[bold]acp-lifecycle check --bridge {args.bridge}[/]: every terminal path of the model's {agent} agent, "
               f"bridged to {client} clients")
@@ -158,12 +158,12 @@ def _bridge_json(args, to: str, runs) -> int:
             if kind not in questions or len(tr) < len(questions[kind]["transcript"]):
                 questions[kind] = {"kind": kind, "member": r.member, "problem": problem[1], "transcript": tr}
     bad = sum(1 for p in props if p["verdict"] == "violated")
-    print(json.dumps({
+    print_json({
         "bridge": args.bridge, "bridge_bug": args.bridge_bug, "ok": not bad,
         "members": [{"name": r.member, "paths": r.paths, "transcripts": r.transcripts, "seconds": round(r.seconds, 3)}
                     for r in runs],
         "properties": props, "open_questions": [questions[k] for k in sorted(questions)],
-    }, indent=2, default=str))
+    })
     return 1 if bad else 0
 
 
@@ -307,7 +307,7 @@ def _search_line(r: SuiteResult, workers: int, dask) -> str:
 
 
 def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
-    out = console()
+    out = screen()
     out.print(f"[bold]acp-lifecycle check[/]: configuration [bold]{r.suite.name}[/] ({r.suite.summary}), rules [bold]{r.rules.name}[/]")
     cols = [Column("member", key=True)] + [Column(c, justify="right") for c in ("states", "transitions", "depth", "terminal", "seconds")]
     rows = [[m.config.name, f"{m.states:,}", f"{m.transitions:,}", str(m.depth), f"{m.terminal_states:,}", f"{m.seconds:.2f}"]
@@ -335,8 +335,7 @@ def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
             out.print(f"  {v.prop.summary}")
             if v.prop.quote:
                 out.print(f"  {v.prop.clauses[0]} {v.prop.quote}")
-            for line in trace_lines(v.trace, v.message):
-                out.print(line, markup=False, soft_wrap=True)
+            print_lines(out, trace_lines(v.trace, v.message))
     out.print()
     if search:
         out.print(search, highlight=False)

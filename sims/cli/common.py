@@ -16,11 +16,15 @@ parser knows, so commands added later are covered too):
 * **Options that do not apply to a mode are refused**, not ignored:
   :func:`refuse_options`.
 * **``--json`` on every subcommand that prints a result** (:func:`add_json`,
-  :func:`print_json`): the result as one JSON document on stdout, nothing else
-  on stdout; notes such as "wrote FILE" go to stderr.
-* **Tables stay readable at 80 columns**: :func:`print_table` keeps today's
-  table when it fits, wraps the free-text columns when that is enough, and
-  otherwise switches to a list layout; no cell is ever cut.
+  :func:`print_json`): one record per line on stdout (a listing: one element
+  per line; a result: one document on one line), nothing else on stdout;
+  notes such as "wrote FILE" go to stderr.
+* **Output for people fits the terminal**: its width, ``$COLUMNS`` when set,
+  else 80 columns (a pipe, a file, a log). :func:`print_table` keeps the table
+  when it fits, wraps the free-text columns when that is enough, and
+  otherwise switches to a list layout; no cell is ever cut. Long lines such as
+  a trace's JSON-RPC messages go through :func:`print_lines` (wrapped, the
+  JSON broken after a comma, continuation lines indented).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ __all__ = [
     "UsageError",
     "Parser",
     "console",
+    "screen",
     "add_json",
     "print_json",
     "add_force",
@@ -59,13 +64,17 @@ __all__ = [
     "refuse_options",
     "Column",
     "print_table",
+    "print_lines",
     "variant_names",
     "variant_progress",
 ]
 
-#: Width for output that goes to a pipe or a file when ``$COLUMNS`` is unset:
-#: wide enough that the tables keep their table layout.
-PIPE_WIDTH = 140
+#: Width for output for people that goes to a pipe or a file when ``$COLUMNS``
+#: is unset (a log, a pager; programs read ``--json``).
+PIPE_WIDTH = 80
+#: What :func:`console` still uses on a pipe: ``trace`` prints with it, and its
+#: output is left as it was until its owner moves it to :func:`screen`.
+WIDE_PIPE_WIDTH = 140
 
 
 class UsageError(Exception):
@@ -77,25 +86,34 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def console(stderr: bool = False) -> Console:
+def screen(stderr: bool = False, pipe_width: int = PIPE_WIDTH) -> Console:
     """A console for people: the terminal's width, ``$COLUMNS`` when set, else
-    :data:`PIPE_WIDTH` on a pipe (programs should read ``--json``)."""
+    ``pipe_width`` (80) on a pipe or a file (programs read ``--json``)."""
     probe = Console(stderr=stderr)
     given = os.environ.get("COLUMNS", "").isdigit()
-    width = None if probe.is_terminal or given else PIPE_WIDTH
+    width = None if probe.is_terminal or given else pipe_width
     # soft_wrap off: prose wraps at word boundaries; print JSON lines with soft_wrap=True (kept whole)
     return Console(highlight=False, soft_wrap=False, width=width, stderr=stderr)
+
+
+def console(stderr: bool = False) -> Console:
+    """:func:`screen` at :data:`WIDE_PIPE_WIDTH` on a pipe (``trace``'s, for now)."""
+    return screen(stderr, WIDE_PIPE_WIDTH)
 
 
 # --- --json -------------------------------------------------------------------
 
 
-def add_json(p: argparse.ArgumentParser, help: str = "print the result as JSON (one document on stdout)") -> None:
+def add_json(p: argparse.ArgumentParser,
+             help: str = "print the result as JSON for programs: one record per line on stdout") -> None:
     p.add_argument("--json", action="store_true", help=help)
 
 
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    """The result for a program, one record per line: a listing (a list) is one element per
+    line (JSON Lines), any other result one JSON document on one line."""
+    for record in data if isinstance(data, list) else [data]:
+        print(json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str))
 
 
 # --- arguments the tests can drive with bad values ---------------------------------
@@ -444,6 +462,16 @@ def print_table(out: Console, columns: Sequence[Column], rows: Iterable[Sequence
             line = f"{line}  {item}" if line else item
         if line:
             out.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def print_lines(out: Console, lines: Iterable[str]) -> None:
+    """Plain lines (a trace's steps and JSON-RPC messages, notes), each wrapped to the
+    console's width (:func:`acp_lifecycle.sims.render.wrap_line`), no markup."""
+    from acp_lifecycle.sims.render import wrap_line
+
+    for line in lines:
+        for part in wrap_line(line, out.width):
+            out.print(part, markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_list(out: Console, columns: Sequence[Column], rows: list[list[str]], title: str | None, group: bool) -> None:

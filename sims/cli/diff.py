@@ -23,10 +23,12 @@ from .common import (
     UsageError,
     add_force,
     add_json,
+    screen,
     output_dir,
     path_argument,
     positive_int,
     print_json,
+    print_lines,
     refuse_options,
 )
 
@@ -49,7 +51,7 @@ def register(sub) -> None:
     p.add_argument("a", metavar="A", help="a spec variant (`acp-lifecycle variants --list`) or bug:NAME (a seeded bug)")
     p.add_argument("b", metavar="B", help="the other rule set, as A")
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
-    add_json(p, "print the result as JSON (one document on stdout; every witness's full run included)")
+    add_json(p, "print the result as JSON, one line on stdout (every witness's full run included)")
     p.add_argument("--runs", action="store_true",
                    help="print each witness's full run: every step, internal ones too")
     path_argument(p, "--diagrams", kind="out-dir",
@@ -91,8 +93,7 @@ def _diff(args) -> int:
             data["diagrams"] = [str(p) for p in written]
         print_json(data)
     else:
-        for line in diff_lines(d, runs=args.runs):
-            print(line)
+        print_lines(screen(), diff_lines(d, runs=args.runs))
         for p in written:
             err.print(f"wrote {p}", highlight=False)
     return 1 if d.different else 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -11,7 +10,7 @@ from acp_lifecycle.model.bugs import get_bug
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import UsageError, add_json, console, positive_int
+from .common import UsageError, add_json, positive_int, print_json, screen
 
 
 def register(sub) -> None:
@@ -56,7 +55,7 @@ def _fuzz(args) -> int:
                 break
     ok = all(r.ok for r in results)
     if args.json:
-        print(json.dumps({
+        print_json({
             "config": suite.name, "rules": rules.name, "seed": args.seed, "examples": args.examples, "steps": args.steps, "ok": ok,
             "members": [{
                 "name": r.config.name, "ok": r.ok, "examples": r.examples, "runs": r.runs, "seconds": round(r.seconds, 2),
@@ -65,9 +64,9 @@ def _fuzz(args) -> int:
                 "hypothesis_steps": r.hypothesis_steps,
                 "trace": trace_data(r.trace) if r.trace else None,
             } for r in results],
-        }, indent=2))
+        })
         return 0 if ok else 1
-    out = console()
+    out = screen()
     for r in results:
         status = "[green]clean[/]" if r.ok else f"[bold red]{r.property} VIOLATED[/]"
         drawn = f"{r.runs} with shrinking" if not r.ok else f"{r.runs} drawn"

@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-import json
-
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.sims.configs import SUITES
 
-from .common import Column, console, print_table
+from .common import Column, add_json, print_json, print_table, screen
 
 
 def register(sub) -> None:
     p = sub.add_parser("bugs", help="list the seeded bugs")
     p.add_argument("--list", action="store_true", help="list them (the default)")
-    p.add_argument("--json", action="store_true")
+    add_json(p)
 
     p.set_defaults(run=_bugs)
 
     p = sub.add_parser("configs", help="list the named configurations and their members")
-    p.add_argument("--json", action="store_true")
+    add_json(p)
 
     p.set_defaults(run=_configs)
 
 
 def _bugs(args) -> int:
     if args.json:
-        print(json.dumps([
+        print_json([
             {"name": b.name, "summary": b.summary, "breaks": b.breaks, "member": b.member, "source": b.source,
              "rules": dict(b.changes)} for b in BUGS.values()
-        ], indent=2))
+        ])
         return 0
     rows = [[f"{b.name}\n  [dim]{b.summary}[/]", b.breaks, b.member, b.source] for b in BUGS.values()]
-    print_table(console(), [Column("bug", key=True), Column("breaks"), Column("member"), Column("source")], rows)
+    print_table(screen(), [Column("bug", key=True), Column("breaks"), Column("member"), Column("source")], rows)
     return 0
 
 
@@ -39,11 +37,11 @@ def _configs(args) -> int:
     if args.json:
         from dataclasses import asdict
 
-        print(json.dumps({n: {"summary": s.summary, "members": [asdict(m) for m in s.members]} for n, s in SUITES.items()}, indent=2))
+        print_json([{"name": n, "summary": s.summary, "members": [asdict(m) for m in s.members]} for n, s in SUITES.items()])
         return 0
     rows = [[name, s.summary, ", ".join(m.name for m in s.members),
              "exhaustive (check)" if s.exhaustive else "random (fuzz)"] for name, s in SUITES.items()]
-    print_table(console(), [Column("configuration", key=True), Column("summary"), Column("members"), Column("search")], rows,
+    print_table(screen(), [Column("configuration", key=True), Column("summary"), Column("members"), Column("search")], rows,
                 legend="`check --config NAME` takes a configuration or one of its members")
     return 0
 

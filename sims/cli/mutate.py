@@ -8,7 +8,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from acp_lifecycle.model.config import RULE_SETS
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import Column, UsageError, add_json, console, positive_int, print_json, print_table
+from .common import Column, UsageError, add_json, positive_int, print_json, print_table, screen
 
 
 def register(sub) -> None:
@@ -73,7 +73,7 @@ def _list(args, names) -> int:
         return 0
     rows = [[f"{m.name}\n  [dim]{m.summary}[/]", m.kind + (" (equivalent)" if m.equivalent else ""), m.kills, m.member]
             for m in ms]
-    print_table(console(), [Column("mutant", key=True), Column("kind"), Column("expected to be caught by"),
+    print_table(screen(), [Column("mutant", key=True), Column("kind"), Column("expected to be caught by"),
                             Column("member")], rows)
     return 0
 
@@ -85,7 +85,7 @@ def _status(r) -> str:
 
 
 def _print(report) -> None:
-    out = console()
+    out = screen()
     out.print(f"[bold]acp-lifecycle mutate[/]: {len(report.runs)} mutants against configuration "
               f"[bold]{report.config}[/]")
     rows = [[r.mutant.name + (" (seeded)" if r.mutant.seeded else ""), r.mutant.kind, _status(r), r.caught_by,

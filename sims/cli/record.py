@@ -13,7 +13,9 @@ def register(sub) -> None:
         description="Start AGENT, relay this process's stdin/stdout to it byte for byte (its stderr passes "
         "through), and write every JSON-RPC line as a transcript line to OUT.jsonl, flushed as it goes. "
         "Point your client at `acp-lifecycle record OUT.jsonl -- AGENT ...` instead of the agent, then run "
-        "`acp-lifecycle trace OUT.jsonl`. Exit status: the agent's.",
+        "`acp-lifecycle trace OUT.jsonl`. Exit status: the agent's; 2, with one line and no OUT.jsonl written, when "
+        "the agent cannot start (it exits with an error before writing anything; its stderr is held until its first "
+        "output, for 3 s at most, and summarised in that line).",
     )
     path_argument(p, "out", kind="out-file", metavar="OUT.jsonl", help="the transcript to write")
     p.add_argument("stray", nargs="*", metavar="-- AGENT [ARGS ...]", help="the agent command line, after --")

@@ -9,10 +9,11 @@ from .common import (
     UsageError,
     add_force,
     add_json,
-    console,
+    screen,
     output_file,
     path_argument,
     print_json,
+    print_lines,
     print_table,
     refuse_options,
 )
@@ -46,7 +47,7 @@ def _scenario(args) -> int:
         if args.json:
             print_json([{"name": sc.name, "title": sc.title, "summary": sc.summary} for sc in SCENARIOS.values()])
             return 0
-        print_table(console(), [Column("scenario", key=True), Column("what it shows")],
+        print_table(screen(), [Column("scenario", key=True), Column("what it shows")],
                     [[sc.name, sc.title] for sc in SCENARIOS.values()])
         return 0
     if args.all:
@@ -77,8 +78,7 @@ def _scenario(args) -> int:
         elif args.all:
             print(f"{'ok  ' if ok else 'FAIL'} {name}" + (f": {error}" if error else ""))
         elif ok:
-            for line in render(r):
-                print(line)
+            print_lines(screen(), render(r))
         else:
             print(f"scenario {name} FAILED: {error}")
         if ok and args.diagram is not None:

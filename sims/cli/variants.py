@@ -17,11 +17,12 @@ from .common import (
     UsageError,
     add_json,
     check_shape,
-    console,
+    screen,
     load_json,
     output_file,
     path_argument,
     print_json,
+    print_lines,
     print_table,
     refuse_options,
     variant_names,
@@ -71,7 +72,7 @@ def _variants(args) -> int:
                         for v in VARIANTS.values()])
             return 0
         rows = [[v.name, v.summary, ", ".join(v.worse_on)] for v in VARIANTS.values()]
-        print_table(console(), [Column("variant", key=True), Column("summary"), Column("expected to break")], rows)
+        print_table(screen(), [Column("variant", key=True), Column("summary"), Column("expected to break")], rows)
         return 0
     names = variant_names(args) or list(VARIANTS)
     suite = get_suite(args.config)
@@ -88,7 +89,7 @@ def _variants(args) -> int:
         print(to_markdown(data), end="")
     else:
         _print_matrix(data)
-        out = console()
+        out = screen()
         for name, extra in also_breaks(m).items():
             if extra and name in data["variants"]:
                 out.print(f"{name} also breaks: {', '.join(extra)}", markup=False)
@@ -116,7 +117,7 @@ def _print_matrix(data: dict) -> None:
             else:
                 row.append(f"[dim]{c['verdict']}[/]")
         rows.append(row)
-    print_table(console(), [Column("property", key=True)] + [Column(letters[i]) for i in range(len(names))], rows,
+    print_table(screen(), [Column("property", key=True)] + [Column(letters[i]) for i in range(len(names))], rows,
                 title=f"verdicts on configuration {data['config']} (✗ N: violated, N steps)",
                 legend=[f"{letters[i]} = {n}" for i, n in enumerate(names)], group=True)
 
@@ -179,8 +180,7 @@ def _regress(args) -> int:
         return 0
     if not args.json:
         for d in diffs:
-            for line in describe_diff(m, d):
-                print(line)
+            print_lines(screen(), describe_diff(m, d))
         print(f"regress: {len(diffs)} verdict(s) differ from {path}")
     if not args.accept:
         if args.json:

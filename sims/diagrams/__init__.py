@@ -23,9 +23,11 @@ Three kinds of picture, each as text (Mermaid, DOT) and as a drawing (PNG, SVG):
   transit, and its note lists it.
 
 There is no Graphviz binary here: pictures are drawn with matplotlib, on a
-layered left-to-right layout (``drawing.py``: Sugiyama style, ranks from the
-initial state, dummy points for edges that skip a rank, barycentre ordering,
-labels placed where they overlap nothing).
+layered layout (``drawing.py``: Sugiyama style, ranks from the initial state,
+dummy points for edges that skip a rank, barycentre ordering, labels placed
+where they overlap nothing, edge ends spread along a box side so that no two
+arrowheads meet), left to right, or top to bottom when left to right would be
+a strip more than 2.6 times wider than tall.
 
 Modules: ``base`` (formats, names), ``machines`` (component machines as text),
 ``lifecycle`` (the projected composed lifecycle), ``drawing`` (layout and

@@ -1,7 +1,9 @@
 """Drawing graphs with matplotlib on a small layered layout (no Graphviz binary here).
 
 Sugiyama style: ranks from the initial state, dummy points for edges that
-skip a rank, barycentre ordering, labels placed where they overlap nothing.
+skip a rank, barycentre ordering, labels placed where they overlap nothing;
+ranks left to right, or top to bottom when that would be a long strip
+(``_choose_layout``); edge ends that meet on a box side are spread apart.
 """
 
 from __future__ import annotations
@@ -112,6 +114,7 @@ class _Layout:
     pos: dict[str, tuple[float, float]]  # node/dummy -> centre (inches; y grows downwards)
     size: dict[str, tuple[float, float]]  # node -> (w, h)
     routes: list[list[str]]  # per edge: node, dummies..., node
+    vertical: bool = False  # ranks go down the page (else left to right)
 
 
 def _crossings(layers: list[list[str]], segs: set[tuple[str, str]], rank: dict[str, int]) -> int:
@@ -146,7 +149,7 @@ def _keep_together(layer: list[str], same: list[tuple[str, str]]) -> list[str]:
     return layer
 
 
-def _layout(g: _Graph) -> _Layout:
+def _layout(g: _Graph, vertical: bool = False) -> _Layout:
     rank = _ranks(g)
     size = {}
     for n in g.nodes:
@@ -198,11 +201,18 @@ def _layout(g: _Graph) -> _Layout:
         if x < best_x:
             best, best_x = [list(layer) for layer in layers], x
     layers = best
-    # Horizontal: each gap fits the widest label of an edge crossing it.
-    widths = [max((size[n][0] for n in layer if n in size), default=0.3) for layer in layers]
-    gap = [1.0] * max(nlayers - 1, 0)
+    return _place(g, layers, rank, size, routes, same, vertical)
+
+
+def _place(g: _Graph, layers, rank, size, routes, same, vertical: bool) -> _Layout:
+    """Coordinates: ranks left to right (or top to bottom when ``vertical``), each gap between
+    ranks wide enough for the widest (or tallest) label of an edge crossing it."""
+    along = 1 if vertical else 0  # the axis ranks follow
+    nlayers = len(layers)
+    widths = [max((size[n][along] for n in layer if n in size), default=0.3) for layer in layers]
+    gap = [0.75 if vertical else 1.0] * max(nlayers - 1, 0)
     for (u, v, label), route in zip(g.edges, routes):
-        lw = _text_size(label, _EDGE_PT)[0] + 0.9
+        lw = _text_size(label, _EDGE_PT)[along] + (0.5 if vertical else 0.9)
         for a, b in zip(route, route[1:]):
             lo = min(rank[a], rank[b])
             if rank[a] != rank[b]:
@@ -211,16 +221,21 @@ def _layout(g: _Graph) -> _Layout:
     for r in range(1, nlayers):
         xs.append(xs[-1] + widths[r - 1] / 2 + gap[r - 1] + widths[r] / 2)
     pos: dict[str, tuple[float, float]] = {}
+    across = 0 if vertical else 1
     for r, layer in enumerate(layers):
-        hs = [size[n][1] if n in size else 0.2 for n in layer]
-        gaps = [1.05 if (min(a, b), max(a, b)) in same else 0.75 if (a in size or b in size) else 0.35
-                for a, b in zip(layer, layer[1:])]
+        hs = [size[n][across] if n in size else 0.2 for n in layer]
+        if vertical:  # side by side: room for the labels of the edges that pass between
+            gaps = [1.6 if (min(a, b), max(a, b)) in same else 1.1 if (a in size or b in size) else 0.45
+                    for a, b in zip(layer, layer[1:])]
+        else:
+            gaps = [1.05 if (min(a, b), max(a, b)) in same else 0.75 if (a in size or b in size) else 0.35
+                    for a, b in zip(layer, layer[1:])]
         total = sum(hs) + sum(gaps)
         y = -total / 2
         for i, n in enumerate(layer):
-            pos[n] = (xs[r], y + hs[i] / 2)
+            pos[n] = (y + hs[i] / 2, xs[r]) if vertical else (xs[r], y + hs[i] / 2)
             y += hs[i] + (gaps[i] if i < len(gaps) else 0)
-    return _Layout(pos, size, routes)
+    return _Layout(pos, size, routes, vertical)
 
 
 def _clip(c: tuple[float, float], toward: tuple[float, float], half: tuple[float, float], pad: float = 0.04):
@@ -259,7 +274,7 @@ def _edge_curve(g: _Graph, lay: _Layout, k: int, reverse: set[tuple[str, str]], 
         bend = 0.0
         if (v, u) in reverse:
             bend = 0.18  # two opposite edges: two arcs, one on each side
-        if rank_y_same and abs(x1 - x0) < 1e-9:
+        if rank_y_same and abs((y1 - y0) if lay.vertical else (x1 - x0)) < 1e-9:  # within one rank
             bend = 0.28 if (v, u) in reverse else 0.22
         nx, ny = (-(y1 - y0) / dist, (x1 - x0) / dist) if dist else (0, 0)
         mid = ((x0 + x1) / 2 + nx * bend * dist, (y0 + y1) / 2 + ny * bend * dist)
@@ -291,27 +306,81 @@ def _overlap(a, b) -> float:
     return w * h if w > 0 and h > 0 else 0.0
 
 
-def _draw_graph(g: _Graph, path: Path) -> Path:
-    from matplotlib.figure import Figure
-    from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Circle
-    from matplotlib.path import Path as MPath
+#: A drawing wider than this many times its height is laid out top to bottom instead
+#: (read at page width, a long strip's labels would be tiny).
+_MAX_ASPECT = 2.6
+#: Edge ends closer than this on one side of a box are spread along it (inches).
+_MIN_PORT = 0.22
 
+
+def _extent(lay: _Layout, g: _Graph) -> tuple[float, float]:
+    xs = [lay.pos[n][0] + d * lay.size[n][0] / 2 for n in g.nodes for d in (-1, 1)]
+    ys = [lay.pos[n][1] + d * lay.size[n][1] / 2 for n in g.nodes for d in (-1, 1)]
+    return max(xs) - min(xs), max(ys) - min(ys)
+
+
+def _choose_layout(g: _Graph) -> _Layout:
+    """Left to right, unless that is a strip more than ``_MAX_ASPECT`` times wider than tall
+    and top to bottom is less lopsided."""
     lay = _layout(g)
-    pos, size = lay.pos, lay.size
-    pairs = {(u, v) for u, v, _ in g.edges}
-    curves = [_edge_curve(g, lay, k, pairs, True) for k in range(len(g.edges))]
-    labels = sorted({label for _, _, label in g.edges})
-    color = {label: _PALETTE[i % len(_PALETTE)] for i, label in enumerate(labels)}
+    w, h = _extent(lay, g)
+    if w > _MAX_ASPECT * max(h, 0.1):
+        tall = _layout(g, vertical=True)
+        tw, th = _extent(tall, g)
+        if max(tw / th, th / tw) < w / max(h, 0.1):
+            return tall
+    return lay
 
-    # Obstacles for labels: node boxes (with a margin).
-    boxes = []
-    for n in g.nodes:
-        (x, y), (w, h) = pos[n], size[n]
-        boxes.append((x - w / 2 - 0.06, y - h / 2 - 0.06, x + w / 2 + 0.06, y + h / 2 + 0.06))
-    ix, iy = pos[g.initial]
-    start = (ix - size[g.initial][0] / 2 - 0.55, iy)
-    boxes.append((start[0] - 0.1, iy - 0.1, start[0] + 0.1, iy + 0.1))
-    # Label placement: along each edge, the first spot overlapping nothing placed.
+
+def _wrap_to(text: str, size: float, width: float) -> str:
+    """``text`` broken between words into lines at most ``width`` inches wide (a word wider stays whole)."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and _text_size(f"{lines[-1]} {word}", size)[0] <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(word)
+    return "\n".join(lines)
+
+
+def _spread_ends(curves: list[list], g: _Graph, lay: _Layout) -> None:
+    """Edge ends that meet one side of a box at nearly one point (two arrowheads on top of
+    each other) are spread evenly along that side; each end's neighbouring control point moves
+    with it, so the curve keeps its direction."""
+    ends: dict[tuple[str, str], list[list]] = {}
+    for k, segs in enumerate(curves):
+        u, v, _ = g.edges[k]
+        if u == v:
+            continue
+        for node, si, which in ((u, 0, 0), (v, len(segs) - 1, 3)):
+            px, py = segs[si][which]
+            (cx, cy), (w, h) = lay.pos[node], lay.size[node]
+            if abs(px - cx) / w >= abs(py - cy) / h:  # on the left or right side
+                side, along, lo, hi = ("R" if px > cx else "L"), py, cy - h / 2, cy + h / 2
+            else:
+                side, along, lo, hi = ("B" if py > cy else "T"), px, cx - w / 2, cx + w / 2
+            ends.setdefault((node, side), []).append([along, k, si, which, lo, hi, side in "LR"])
+    for items in ends.values():
+        items.sort(key=lambda e: (e[0], e[1]))
+        if len(items) < 2 or all(b[0] - a[0] >= _MIN_PORT for a, b in zip(items, items[1:])):
+            continue
+        lo, hi, vertical_side = items[0][4] + 0.08, items[0][5] - 0.08, items[0][6]
+        step = min(_MIN_PORT, (hi - lo) / (len(items) - 1))
+        first = sum(e[0] for e in items) / len(items) - step * (len(items) - 1) / 2
+        first = min(max(first, lo), hi - step * (len(items) - 1))
+        for i, (along, k, si, which, *_) in enumerate(items):
+            delta = first + i * step - along
+            move = (0.0, delta) if vertical_side else (delta, 0.0)
+            seg = list(curves[k][si])
+            near = 1 if which == 0 else 2
+            for j in (which, near):
+                seg[j] = (seg[j][0] + move[0], seg[j][1] + move[1])
+            curves[k][si] = tuple(seg)
+
+
+def _place_labels(g: _Graph, lay: _Layout, curves: list[list], boxes: list) -> tuple[list, list]:
+    """Label placement: along each edge, the first spot overlapping nothing placed (else the
+    least overlap). Returns the label boxes and ``(edge index, centre)`` of each label."""
     placed: list[tuple[float, float, float, float]] = []
     spots = []
     samples = [[p for seg in segs for p in _bezier(*seg, n=40)] for segs in curves]
@@ -343,48 +412,14 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
         placed.append(best[1])
         spots.append((k, best[2]))
 
-    # Extent of the drawing, in inches.
-    xs = [b[0] for b in boxes + placed] + [b[2] for b in boxes + placed]
-    ys = [b[1] for b in boxes + placed] + [b[3] for b in boxes + placed]
-    for segs in curves:
-        for seg in segs:
-            for p in _bezier(*seg, n=8):
-                xs.append(p[0])
-                ys.append(p[1])
-    title_w, title_h = _text_size(g.title, 13, "bold")
-    sub_w, sub_h = _text_size(g.subtitle, 9.5) if g.subtitle else (0, 0)
-    margin = 0.3
-    x0, x1 = min(xs) - margin, max(xs) + margin
-    width = max(x1 - x0, title_w + 2 * margin, sub_w + 2 * margin)
-    x1 = x0 + width
-    top = title_h + sub_h + 0.25
-    y0, y1 = min(ys) - margin - top, max(ys) + margin
-    fig = Figure(figsize=(width, y1 - y0))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(x0, x1)
-    ax.set_ylim(y1, y0)
-    ax.set_axis_off()
-    ax.text(x0 + margin, y0 + 0.15, g.title, fontsize=13, weight="bold", va="top", ha="left", family=_FONT, parse_math=False)
-    if g.subtitle:
-        ax.text(x0 + margin, y0 + 0.2 + title_h, g.subtitle, fontsize=9.5, va="top", ha="left", color="#444444",
-                family=_FONT, parse_math=False)
+    return placed, spots
 
-    # Edges.
-    for k, segs in enumerate(curves):
-        verts = [segs[0][0]]
-        codes = [MPath.MOVETO]
-        for _, c1, c2, p in segs:
-            verts += [c1, c2, p]
-            codes += [MPath.CURVE4] * 3
-        col = color[g.edges[k][2]]
-        ax.add_patch(FancyArrowPatch(path=MPath(verts, codes), arrowstyle="-|>,head_length=0.5,head_width=0.25",
-                                     mutation_scale=14, color=col, lw=1.4, zorder=2))
-    for k, (x, y) in spots:
-        label = g.edges[k][2]
-        ax.text(x, y, label, fontsize=_EDGE_PT, ha="center", va="center", color=color[label], family=_FONT, zorder=4,
-                linespacing=_LINE, parse_math=False,
-                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec=color[label], lw=0.6, alpha=0.95))
-    # Nodes.
+
+def _draw_nodes(ax, g: _Graph, pos: dict, size: dict) -> None:
+    """Each node as a rounded box (red with its violation when it breaks a property, a double
+    border when final) with its label."""
+    from matplotlib.patches import FancyBboxPatch
+
     for n in g.nodes:
         (x, y), (w, h) = pos[n], size[n]
         bad = n in g.bad
@@ -403,9 +438,80 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
         else:
             ax.text(x, y, text, fontsize=_NODE_PT, ha="center", va="center", family=_FONT, zorder=5,
                     linespacing=_LINE, parse_math=False)
+
+
+def _draw_graph(g: _Graph, path: Path) -> Path:
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Circle, FancyArrowPatch
+    from matplotlib.path import Path as MPath
+
+    lay = _choose_layout(g)
+    pos, size = lay.pos, lay.size
+    pairs = {(u, v) for u, v, _ in g.edges}
+    curves = [list(_edge_curve(g, lay, k, pairs, True)) for k in range(len(g.edges))]
+    _spread_ends(curves, g, lay)
+    labels = sorted({label for _, _, label in g.edges})
+    color = {label: _PALETTE[i % len(_PALETTE)] for i, label in enumerate(labels)}
+
+    # Obstacles for labels: node boxes (with a margin).
+    boxes = []
+    for n in g.nodes:
+        (x, y), (w, h) = pos[n], size[n]
+        boxes.append((x - w / 2 - 0.06, y - h / 2 - 0.06, x + w / 2 + 0.06, y + h / 2 + 0.06))
+    ix, iy = pos[g.initial]
+    if lay.vertical:  # the initial arrow comes from above (else from the left)
+        start, entry = (ix, iy - size[g.initial][1] / 2 - 0.55), (ix, iy - size[g.initial][1] / 2 - 0.04)
+    else:
+        start, entry = (ix - size[g.initial][0] / 2 - 0.55, iy), (ix - size[g.initial][0] / 2 - 0.04, iy)
+    boxes.append((start[0] - 0.1, start[1] - 0.1, start[0] + 0.1, start[1] + 0.1))
+    placed, spots = _place_labels(g, lay, curves, boxes)
+
+    # Extent of the drawing, in inches.
+    xs = [b[0] for b in boxes + placed] + [b[2] for b in boxes + placed]
+    ys = [b[1] for b in boxes + placed] + [b[3] for b in boxes + placed]
+    for segs in curves:
+        for seg in segs:
+            for p in _bezier(*seg, n=8):
+                xs.append(p[0])
+                ys.append(p[1])
+    title_w, title_h = _text_size(g.title, 13, "bold")
+    margin = 0.3
+    x0, x1 = min(xs) - margin, max(xs) + margin
+    subtitle = _wrap_to(g.subtitle, 9.5, max(x1 - x0, title_w + 2 * margin) - 2 * margin)
+    sub_w, sub_h = _text_size(subtitle, 9.5) if subtitle else (0, 0)
+    width = max(x1 - x0, title_w + 2 * margin, sub_w + 2 * margin)
+    x1 = x0 + width
+    top = title_h + sub_h + 0.25
+    y0, y1 = min(ys) - margin - top, max(ys) + margin
+    fig = Figure(figsize=(width, y1 - y0))
+    ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y1, y0)
+    ax.set_axis_off()
+    ax.text(x0 + margin, y0 + 0.15, g.title, fontsize=13, weight="bold", va="top", ha="left", family=_FONT, parse_math=False)
+    if subtitle:
+        ax.text(x0 + margin, y0 + 0.2 + title_h, subtitle, fontsize=9.5, va="top", ha="left", color="#444444",
+                family=_FONT, parse_math=False)
+
+    # Edges.
+    for k, segs in enumerate(curves):
+        verts = [segs[0][0]]
+        codes = [MPath.MOVETO]
+        for _, c1, c2, p in segs:
+            verts += [c1, c2, p]
+            codes += [MPath.CURVE4] * 3
+        col = color[g.edges[k][2]]
+        ax.add_patch(FancyArrowPatch(path=MPath(verts, codes), arrowstyle="-|>,head_length=0.5,head_width=0.25",
+                                     mutation_scale=14, color=col, lw=1.4, zorder=2))
+    for k, (x, y) in spots:
+        label = g.edges[k][2]
+        ax.text(x, y, label, fontsize=_EDGE_PT, ha="center", va="center", color=color[label], family=_FONT, zorder=4,
+                linespacing=_LINE, parse_math=False,
+                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec=color[label], lw=0.6, alpha=0.95))
+    _draw_nodes(ax, g, pos, size)
     # The initial state: a filled dot with an arrow into it.
     ax.add_patch(Circle(start, 0.08, color="black", zorder=3))
-    ax.add_patch(FancyArrowPatch(start, (ix - size[g.initial][0] / 2 - 0.04, iy), arrowstyle="-|>,head_length=0.5,head_width=0.25",
+    ax.add_patch(FancyArrowPatch(start, entry, arrowstyle="-|>,head_length=0.5,head_width=0.25",
                                  mutation_scale=14, color="black", lw=1.4, shrinkA=5, shrinkB=0, zorder=2))
     return _save(fig, path)
 

@@ -10,6 +10,16 @@ The message is embedded verbatim (never re-serialised: ids beyond 2^53,
 as ``{"conn", "from", "raw": "<text>"}`` so nothing is lost; ``trace`` reports
 it. The result is the agent's exit status (128 + N when a signal N ended it).
 
+An agent that cannot start (``node missing.js``: it exits with an error on its
+own while the client is still there, or with no input at all, before it wrote
+a byte to stdout) is a ``RecordError``: one line with the command, its exit
+status and its error line (``stderr_summary``), and no transcript file, so
+nothing is created or overwritten and the retry needs no ``--force``. To make that possible the file
+is opened at the agent's first output (or at a normal end; the lines before
+wait in memory), and the agent's stderr is held until its first output or for
+``START_WINDOW`` seconds, whichever comes first, then passes through: a
+program's stack trace is summarised, not shown, when it never started.
+
 Order: a line is written to the transcript just before it is handed to the
 other side, so nothing can answer or react to it before it is recorded. For
 stdio this is the order at the agent except for lines in flight in the pipes:
@@ -21,19 +31,120 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import threading
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["RecordError", "Recorder", "record"]
+__all__ = ["RecordError", "Recorder", "StderrGate", "record", "stderr_summary", "could_not_start"]
 
 _CHUNK = 65536
+#: Seconds the agent's stderr is held for, unless it writes to stdout first.
+START_WINDOW = 3.0
+_HOLD_LIMIT = 1 << 20  # bytes of stderr held at most (beyond: it passes through)
+_ERROR_LINE = re.compile(r"^(?:Uncaught\s+)?[\w.$]*(?:Error|Exception)\b[^:]{0,40}:\s*\S")
 
 
 class RecordError(Exception):
     """Recording cannot start (the output exists, the agent cannot be run); one line."""
+
+
+def stderr_summary(data: bytes, limit: int = 160) -> str:
+    """The one line of a failed program's stderr that says what went wrong: the last line
+    that reads like an error (``Error: Cannot find module ...``, ``ModuleNotFoundError:
+    ...``), else the last non-empty line; shortened to ``limit`` characters ("" for none)."""
+    lines = [" ".join(ln.split()) for ln in data.decode("utf-8", errors="replace").splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        return ""
+    line = next((ln for ln in reversed(lines) if _ERROR_LINE.match(ln)), lines[-1])
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def could_not_start(command: list[str], code: int, summary: str, what: str) -> str:
+    """The one line for an agent that ended, with ``code`` (``returncode``), before it wrote anything."""
+    status = f"was killed by signal {-code}" if code < 0 else f"exited with status {code}"
+    said = f" ({summary})" if summary else ""
+    return f"the agent could not start: `{shlex.join(command)}` {status} before it wrote anything{said}; {what}"
+
+
+class StderrGate:
+    """The agent's stderr, held until ``release()`` (its first output, a timer, a normal end),
+    then passed through to ``write``; what is held is summarised if it never started."""
+
+    def __init__(self, write):
+        self.write = write
+        self.held = bytearray()
+        self.open = False
+        self.lock = threading.Lock()
+
+    def feed(self, data: bytes) -> None:
+        with self.lock:
+            self.held += data
+            if self.open or len(self.held) > _HOLD_LIMIT:
+                self._release()
+
+    def _release(self) -> None:
+        if self.held:
+            try:
+                self.write(bytes(self.held))
+            except (OSError, ValueError):
+                pass
+            self.held.clear()
+        self.open = True
+
+    def release(self) -> None:
+        with self.lock:
+            self._release()
+
+    def summary(self) -> str:
+        """The held stderr's error line (and nothing is ever shown of it)."""
+        with self.lock:
+            self.open = True  # later bytes (there should be none) pass through
+            text, self.held = bytes(self.held), bytearray()
+        return stderr_summary(text)
+
+
+class _Output:
+    """The transcript file, opened only once the agent has shown that it runs (``open()``):
+    until then the lines wait in memory, so an agent that cannot start leaves no file."""
+
+    def __init__(self, path: Path, force: bool):
+        self.path, self.force = path, force
+        self.pending = bytearray()
+        self.handle: BinaryIO | None = None
+        self.error = ""
+
+    def write(self, data: bytes) -> None:
+        if self.handle is not None:
+            self.handle.write(data)
+        elif not self.error:
+            self.pending += data
+
+    def flush(self) -> None:
+        if self.handle is not None:
+            self.handle.flush()
+
+    def open(self) -> None:
+        if self.handle is not None or self.error:
+            return
+        try:
+            self.handle = open(self.path, "wb" if self.force else "xb")
+        except FileExistsError:
+            self.error = f"{self.path} appeared while recording: not overwriting it (pass --force to replace it)"
+        except OSError as e:
+            self.error = f"cannot write {self.path}: {e.strerror or e}"
+        else:
+            self.handle.write(self.pending)
+            self.handle.flush()
+        self.pending = bytearray()
+
+    def close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
 
 
 class Recorder:
@@ -78,8 +189,10 @@ class Recorder:
             self.lines += 1
 
 
-def _pump(src: int, dst: BinaryIO | None, dst_fd: int | None, sender: str, recorder: Recorder, after=None) -> None:
-    """Copy src to dst chunk by chunk, recording lines, until EOF or a broken pipe."""
+def _pump(src: int, dst: BinaryIO | None, dst_fd: int | None, sender: str, recorder: Recorder,
+          after=None, first=None, ended=None) -> None:
+    """Copy src to dst chunk by chunk, recording lines, until EOF or a broken pipe.
+    ``first()`` runs before the first chunk is recorded, ``ended()`` at the source's end of file."""
     try:
         while True:
             try:
@@ -87,7 +200,12 @@ def _pump(src: int, dst: BinaryIO | None, dst_fd: int | None, sender: str, recor
             except OSError:
                 break
             if not data:
+                if ended is not None:
+                    ended()
                 break
+            if first is not None:
+                first()
+                first = None
             # Record a line before handing it over: the other side cannot
             # react to it before it is in the transcript.
             recorder.feed(sender, data)
@@ -108,53 +226,21 @@ def _pump(src: int, dst: BinaryIO | None, dst_fd: int | None, sender: str, recor
             after()
 
 
-def record(
-    out: str | os.PathLike,
-    command: list[str],
-    *,
-    stdin: BinaryIO | None = None,
-    stdout: BinaryIO | None = None,
-    force: bool = False,
-    conn: str = "stdio",
-) -> int:
-    """Run ``command`` as a stdio agent between ``stdin``/``stdout`` (default: this
-    process's) and write the transcript to ``out``; the agent's exit status."""
-    import sys
-
-    if not command:
-        raise RecordError("no agent command (give it after --: record OUT.jsonl -- AGENT [ARGS...])")
-    path = Path(out)
-    if path.is_dir():
-        raise RecordError(f"{path}: is a directory")
-    try:
-        handle = open(path, "wb" if force else "xb")
-    except FileExistsError:
-        raise RecordError(f"{path} exists: not overwriting it (pass --force to replace it)") from None
-    except OSError as e:
-        raise RecordError(f"cannot write {path}: {e.strerror or e}") from None
-    stdin = stdin if stdin is not None else sys.stdin.buffer
-    stdout = stdout if stdout is not None else sys.stdout.buffer
-    try:
-        agent = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    except OSError as e:
-        handle.close()
-        if not force:
-            path.unlink(missing_ok=True)
-        raise RecordError(f"cannot run {command[0]!r}: {e.strerror or e}") from None
-    recorder = Recorder(handle, conn)
-
-    def close_agent_stdin():
+def _drain(src: int, gate: StderrGate) -> None:
+    """The agent's stderr into the gate, until its end."""
+    while True:
         try:
-            agent.stdin.close()
+            data = os.read(src, _CHUNK)
         except OSError:
-            pass
+            return
+        if not data:
+            return
+        gate.feed(data)
 
-    to_agent = threading.Thread(
-        target=_pump, args=(stdin.fileno(), None, agent.stdin.fileno(), "client", recorder, close_agent_stdin),
-        daemon=True,
-    )
-    from_agent = threading.Thread(target=_pump, args=(agent.stdout.fileno(), stdout, None, "agent", recorder), daemon=True)
-    forwarded = []
+
+def _wait(agent: subprocess.Popen, threads: list[threading.Thread], timer: threading.Timer, forwarded: list) -> int:
+    """Start the relay threads and the stderr timer, pass SIGINT/SIGTERM/SIGHUP on to the agent
+    (noted in ``forwarded``), and wait for it to end and its output to drain; its returncode."""
 
     def forward(signum, frame):
         forwarded.append(signum)
@@ -168,18 +254,97 @@ def record(
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             previous[sig] = signal.signal(sig, forward)
     try:
-        to_agent.start()
-        from_agent.start()
+        for t in threads:
+            t.start()
+        timer.start()
         while True:
             try:
                 code = agent.wait()
                 break
             except KeyboardInterrupt:  # pragma: no cover - the handler above takes SIGINT
                 forward(signal.SIGINT, None)
-        from_agent.join()
+        threads[1].join()
+        threads[2].join(timeout=5)
     finally:
+        timer.cancel()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        recorder.flush("client")
-        handle.close()
+    return code
+
+
+def _write_stderr(data: bytes) -> None:
+    import sys
+
+    sys.stderr.buffer.write(data) if hasattr(sys.stderr, "buffer") else sys.stderr.write(data.decode("utf-8", "replace"))
+    sys.stderr.flush()
+
+
+def record(
+    out: str | os.PathLike,
+    command: list[str],
+    *,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    force: bool = False,
+    conn: str = "stdio",
+    stderr_write=None,
+) -> int:
+    """Run ``command`` as a stdio agent between ``stdin``/``stdout`` (default: this
+    process's) and write the transcript to ``out``; the agent's exit status. Its stderr
+    goes to ``stderr_write`` (default: this process's stderr) once it has started."""
+    import sys
+
+    if not command:
+        raise RecordError("no agent command (give it after --: record OUT.jsonl -- AGENT [ARGS...])")
+    path = Path(out)
+    if path.is_dir():
+        raise RecordError(f"{path}: is a directory")
+    if not force and (path.exists() or path.is_symlink()):
+        raise RecordError(f"{path} exists: not overwriting it (pass --force to replace it)")
+    stdin = stdin if stdin is not None else sys.stdin.buffer
+    stdout = stdout if stdout is not None else sys.stdout.buffer
+    try:
+        agent = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    except OSError as e:
+        raise RecordError(f"cannot run {command[0]!r}: {e.strerror or e}") from None
+    output = _Output(path, force)
+    recorder = Recorder(output, conn)
+    gate = StderrGate(stderr_write or _write_stderr)
+    spoke, client_spoke, client_ended, forwarded = threading.Event(), threading.Event(), threading.Event(), []
+
+    def started():  # the agent's first output: it runs
+        spoke.set()
+        gate.release()
+        with recorder.lock:
+            output.open()
+
+    def close_agent_stdin():
+        try:
+            agent.stdin.close()
+        except OSError:
+            pass
+
+    threads = [
+        threading.Thread(target=_pump, args=(stdin.fileno(), None, agent.stdin.fileno(), "client", recorder, close_agent_stdin),
+                         kwargs={"first": client_spoke.set, "ended": client_ended.set}, daemon=True),
+        threading.Thread(target=_pump, args=(agent.stdout.fileno(), stdout, None, "agent", recorder),
+                         kwargs={"first": started}, daemon=True),
+        threading.Thread(target=_drain, args=(agent.stderr.fileno(), gate), daemon=True),
+    ]
+    timer = threading.Timer(START_WINDOW, gate.release)
+    timer.daemon = True
+
+    code = _wait(agent, threads, timer, forwarded)
+    # It ended with an error, having written nothing, on its own while the client was still
+    # there (or one that never sent anything): it did not start.
+    alone = not client_ended.is_set() or not client_spoke.is_set()
+    if code != 0 and not spoke.is_set() and alone and not forwarded:
+        raise RecordError(could_not_start(command, code, gate.summary(), f"{path} not written"))
+    gate.release()
+    recorder.flush("client")
+    with recorder.lock:
+        output.open()
+        output.close()
+    if output.error:
+        raise RecordError(output.error)
     return 128 - code if code < 0 else code
