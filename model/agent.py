@@ -18,6 +18,7 @@ from itertools import product
 from .clients import _drop_client
 from .config import Config, Rules
 from .machines import FOREGROUND, REQUEST, TOOL
+from . import parts as _parts
 from .state import (
     ERR_CANCELLED,
     ERR_FAILURE,
@@ -83,7 +84,7 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
         a = a._replace(reqs=a.reqs + (req,))
         if rules.respond_at == "receipt":
             a = _reserve(a, idx, rules)
-            a = _answer(a, idx, o, ("ok", a.reqs[idx].mid), rules)
+            a = _parts.of(rules).answer(a, idx, o, ("ok", a.reqs[idx].mid), rules)
         if rules.second_stop_reason and a.fg == IDLE and a.stop == rules.cancel_stop_reason:
             # claude-agent-acp#551: a late second stop reason for work already ended.
             o.broadcast(("state", IDLE, rules.second_stop_reason, 0))
@@ -94,9 +95,9 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
             req = a.reqs[idx]
             if req.phase in NOT_INSERTED:
                 # "$/cancel_request ... answers session/prompt with -32800 only before insertion"
-                a = _reject(a, idx, o, ERR_CANCELLED, rules)
+                a = _parts.of(rules).reject(a, idx, o, ERR_CANCELLED, rules)
             elif rules.cancel_after_insertion and req.phase in ("inserted", "answered"):
-                a = _answer(a, idx, o, ("err", ERR_CANCELLED), rules)
+                a = _parts.of(rules).answer(a, idx, o, ("err", ERR_CANCELLED), rules)
             # else: inserted already -- the request still succeeds with its messageId.
     elif kind == "cancel":
         _agent_cancel(s, c, a, o, rules, out)
@@ -136,7 +137,7 @@ def _agent_cancel(s: System, c: int, a: Agent, o: _Out, rules: Rules, out: list[
         # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
         for idx, req in enumerate(a.reqs):
             if req.phase in NOT_INSERTED:
-                a = _reject(a, idx, o, ERR_CANCELLED, rules)
+                a = _parts.of(rules).reject(a, idx, o, ERR_CANCELLED, rules)
     label = ("AgentReceive", c, "cancel")
     holders = [cc for cc in range(len(s.clients)) if pid and _perm_client(s, cc, pid)]
     if holders and rules.cancel_permissions:
@@ -233,7 +234,7 @@ def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tupl
 def _reject(a: Agent, idx: int, o: _Out, code: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
     a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
-    return _answer(a, idx, o, ("err", code), rules)
+    return _parts.of(rules).answer(a, idx, o, ("err", code), rules)
 
 
 def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
@@ -257,7 +258,7 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
             # prompts not yet inserted": this one is never inserted, and its
             # answer is -32800, whenever the agent sends it.
             o = _Out(s)
-            a2 = _reject(a, idx, o, ERR_CANCELLED, rules)
+            a2 = _parts.of(rules).reject(a, idx, o, ERR_CANCELLED, rules)
             out.append(Step(("AgentRejectPrompt", idx, "cancelled"), _commit(s, a2, o), tuple(o.emitted)))
         elif phase in NOT_INSERTED:
             if phase == "received" and cfg.hold:
@@ -268,29 +269,29 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
                 a2 = _reserve(a, idx, rules)
                 o = _Out(s)
                 if rules.respond_at == "reserve":
-                    a2 = _answer(a2, idx, o, ("ok", a2.reqs[idx].mid), rules)
+                    a2 = _parts.of(rules).answer(a2, idx, o, ("ok", a2.reqs[idx].mid), rules)
                 out.append(Step(("AgentReserveId", idx), _commit(s, a2, o), tuple(o.emitted)))
             command = req.content.startswith("/")
             for retained in (True, False) if (command or cfg.live_only) else (True,):
-                out.append(_insert(s, idx, retained, rules))
+                out.append(_parts.of(rules).insert(s, idx, retained, rules))
                 if a.work is not None:
                     # "This RFD does not specify queueing, steering, or whether
                     # agents insert new prompts while busy": inserted now, for
                     # later work to process.
-                    out.append(_insert(s, idx, retained, rules, queue=True))
+                    out.append(_parts.of(rules).insert(s, idx, retained, rules, queue=True))
             # Rejected before insertion: invalid input, a failure, or internal
             # cancellation ("a $/cancel_request or internal cancellation
             # answers session/prompt with -32800 only before insertion").
             for why, code in (("invalid", ERR_INVALID), ("cancelled", ERR_CANCELLED)):
                 o = _Out(s)
-                a2 = _reject(a, idx, o, code, rules)
+                a2 = _parts.of(rules).reject(a, idx, o, code, rules)
                 out.append(Step(("AgentRejectPrompt", idx, why), _commit(s, a2, o), tuple(o.emitted)))
         elif phase == "inserted" and not req.answers and rules.prompt_response and rules.protocol == "v2":
             # "The agent MUST respond successfully once the user message has been
             # inserted, without waiting for foreground processing to finish."
             o = _Out(s)
             r = req._replace(phase=REQUEST[(phase, "respond")])
-            a2 = _answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
+            a2 = _parts.of(rules).answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
             out.append(Step(("AgentRespond", idx), _commit(s, a2, o), tuple(o.emitted)))
     if rules.echo:
         # v1 has no whole user_message: it echoes by chunks only.
@@ -300,7 +301,7 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
         for i, m in enumerate(a.conv):
             if m.owed:
                 for mode in modes:
-                    out.append(_echo(s, i, m, mode, rules))
+                    out.append(_parts.of(rules).echo(s, i, m, mode, rules))
 
 
 def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = False) -> Step:
@@ -402,7 +403,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
             out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
     if w.cancelling:
-        out.append(_end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
+        out.append(_parts.of(rules).end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
         return
     if used.perms < cfg.permissions:
         pid = used.perms + 1
@@ -421,7 +422,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 continue  # 2.4.0: "The agent SHOULD include a stop reason on that idle update."
             if rules.protocol == "v1" and reason in ("", "_custom"):
                 continue  # v1: the response's stopReason is required, from a closed set
-            out.append(_end(s, cfg, rules, ("AgentEndWork", reason), reason))
+            out.append(_parts.of(rules).end(s, cfg, rules, ("AgentEndWork", reason), reason))
 
 
 def _request_orders(cfg: Config) -> tuple[bool, ...]:
@@ -572,7 +573,7 @@ def _end(
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
                 a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
-                a = _answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
+                a = _parts.of(rules).answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
     a = a._replace(
         fg=FOREGROUND[(a.fg, "end")],
         stop=reason,
@@ -631,7 +632,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
     if w.cancelling:
         # "Work is cancelled, even if aborting raises errors: Idle state_update
         # with stopReason: cancelled"
-        step = _end(s, cfg, rules, ("AgentFailWork", "while-cancelling"), rules.abort_stop_reason,
+        step = _parts.of(rules).end(s, cfg, rules, ("AgentFailWork", "while-cancelling"), rules.abort_stop_reason,
                     ERR_FAILURE if rules.abort_stop_reason == "error" else 0)
         return [step._replace(state=step.state._replace(used=spent))]
     o = _Out(s)
@@ -642,7 +643,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
         # In v2 that is the bug error-after-insertion.
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
-                a = _answer(a, idx, o, ("err", code), rules)
+                a = _parts.of(rules).answer(a, idx, o, ("err", code), rules)
         s = _commit(s, a, o)
     if not rules.idle_after_failure:
         # Bug: the work is dropped and no idle is ever sent.
@@ -660,7 +661,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
         shown = code if rules.error_details else 0
         for keep in keeps:
             # lenient: the SHOULD to fail unfinished tool calls first is skipped
-            step = _end(s, cfg, rules, label + (("tools-left",) if keep else ()), "error", shown, rules.failure_report, keep)
+            step = _parts.of(rules).end(s, cfg, rules, label + (("tools-left",) if keep else ()), "error", shown, rules.failure_report, keep)
             steps.append(step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted))
     return steps
 

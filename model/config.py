@@ -279,6 +279,11 @@ class Rules:
     #: (the FAQ's possible future client-generated token)
     correlation_token: bool = False
 
+    # --- the model's functions ------------------------------------------------
+    #: the component functions (``parts.Parts``), for a mutant that replaces one;
+    #: None: the model's own
+    parts: object = None
+
     def with_(self, **changes) -> "Rules":
         return replace(self, **changes)
 

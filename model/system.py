@@ -55,7 +55,8 @@ Abstractions, and why they are safe:
 
 from __future__ import annotations
 
-from .agent import _agent_faults, _agent_prompts, _agent_receive, _agent_work
+from . import parts as _parts
+from .agent import _agent_faults, _agent_prompts, _agent_receive, _agent_work, _answer, _echo, _end, _insert, _reject
 from .clients import _client_receive, _clients
 from .config import Config, Rules
 from .judges import events_of_step, observe
@@ -131,11 +132,14 @@ __all__ = [
 def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
     """Every step enabled in ``s``, in a deterministic order."""
     out: list[Step] = []
-    _transport(s, cfg, rules, out)
-    _agent_prompts(s, cfg, rules, out)
-    _agent_work(s, cfg, rules, out)
-    _agent_faults(s, cfg, rules, out)
-    _clients(s, cfg, rules, out)
+    p = rules.parts or _DEFAULT
+    _transport(s, cfg, rules, out, p)
+    p.agent_prompts(s, cfg, rules, out)
+    p.agent_work(s, cfg, rules, out)
+    p.agent_faults(s, cfg, rules, out)
+    p.clients(s, cfg, rules, out)
+    if p.keep is not None:
+        out = [step for step in out if p.keep(s, step)]
     if rules.protocol == "v1":
         out = [_without_state_updates(s, step) for step in out]
     if not cfg.down_latency:
@@ -174,21 +178,29 @@ def _flush(step: Step, rules: Rules) -> Step:
     if not any(s.down):
         return step
     clients = list(s.clients)
+    receive = (rules.parts or _DEFAULT).client_receive
     for c, chan in enumerate(s.down):
         for msg in chan:
-            clients[c] = _client_receive(s, c, clients[c], msg, rules)
+            clients[c] = receive(s, c, clients[c], msg, rules)
     return step._replace(state=s._replace(clients=tuple(clients), down=((),) * len(clients)))
 
 
 # --- transport ----------------------------------------------------------------
 
 
-def _transport(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.Parts) -> None:
     for c in range(len(s.clients)):
         if s.up[c]:
-            _agent_receive(s, c, rules, out)
+            p.agent_receive(s, c, rules, out)
         if s.down[c]:
             msg = s.down[c][0]
-            clients = _set(s.clients, c, _client_receive(s, c, s.clients[c], msg, rules))
+            clients = _set(s.clients, c, p.client_receive(s, c, s.clients[c], msg, rules))
             nxt = s._replace(clients=clients, down=_set(s.down, c, s.down[c][1:]))
             out.append(Step(("ClientReceive", c, msg[0]), nxt, ()))
+
+
+#: the model's own parts (``parts.py``): what a mutant changes one of
+_DEFAULT = _parts.DEFAULT = _parts.Parts(
+    _agent_receive, _agent_prompts, _agent_work, _agent_faults, _clients, _client_receive,
+    _end, _reject, _insert, _echo, _answer,
+)

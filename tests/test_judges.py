@@ -12,7 +12,7 @@ from acp_lifecycle.model.properties import BY_ID, PROPERTIES
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire_rules import RULES
 from acp_lifecycle.sims.configs import SUITES, get_suite
-from acp_lifecycle.sims.mutate.core import all_mutants, patched
+from acp_lifecycle.sims.mutate.core import all_mutants
 from acp_lifecycle.sims.search.explore import explore
 from acp_lifecycle.sims.wire.transcript import check_transcript, export
 
@@ -95,9 +95,8 @@ def _runs():
         if m.kills in JUDGES and not m.seeded:
             cfg = get_suite(m.member).members[0]
             rules = m.on()
-            with patched(m):
-                v = explore(cfg, rules, symmetry=False).verdicts[m.kills]
-                yield f"mutant:{m.name}", v.trace, rules
+            v = explore(cfg, rules).verdicts[m.kills]
+            yield f"mutant:{m.name}", v.trace, rules
     rng = random.Random(21)
     members = SUITES["default"].members
     for i in range(60):

@@ -10,6 +10,7 @@ from itertools import permutations
 
 import pytest
 
+from acp_lifecycle.model import parts
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.config import RFD_RULES, Config
 from acp_lifecycle.model.properties import PROPERTIES
@@ -188,14 +189,13 @@ def _counter_reset(monkeypatch):
 
 
 def _echo_under_new_id(monkeypatch):
-    import acp_lifecycle.model.agent as agent
-
-    original = agent._echo
+    # a faulty part of the model (model/parts.py), as a mutant carries it
+    original = parts.DEFAULT.echo
 
     def _echo(s, i, m, mode, rules):
         return original(s, i, m._replace(mid=m.mid + 7), mode, rules)
 
-    monkeypatch.setattr(agent, "_echo", _echo)
+    monkeypatch.setattr(parts, "DEFAULT", parts.DEFAULT.with_(echo=_echo))
     return "multi-client", "did not give out"
 
 
@@ -204,8 +204,9 @@ def test_a_fault_that_breaks_fresh_ids_turns_the_reduction_off(monkeypatch, faul
     member, why = fault(monkeypatch)
     cfg = next(c for c in get_suite("default").members if c.name == member)
     assert ids_opaque(RFD_RULES)  # the rules still say IDs are opaque: only the search can tell
-    guarded = explore(cfg)
-    plain = explore(cfg, symmetry=False)
+    rules = RFD_RULES.with_(parts=parts.DEFAULT)
+    guarded = explore(cfg, rules)
+    plain = explore(cfg, rules, symmetry=False)
     assert why in guarded.symmetry_broken
     assert not guarded.symmetry and guarded.states == plain.states
     assert {p: v.status for p, v in guarded.verdicts.items()} == {p: v.status for p, v in plain.verdicts.items()}

@@ -4,6 +4,6 @@
 the seeded bugs of ``model/bugs.py`` are mutants too.
 """
 
-from .core import KINDS, Mutant, MutantRun, get_mutant, all_mutants, patched, run_mutant
+from .core import KINDS, Mutant, MutantRun, get_mutant, all_mutants, run_mutant
 
-__all__ = ["KINDS", "Mutant", "MutantRun", "get_mutant", "all_mutants", "patched", "run_mutant"]
+__all__ = ["KINDS", "Mutant", "MutantRun", "get_mutant", "all_mutants", "run_mutant"]

@@ -2,9 +2,10 @@
 
 A *mutant* is a fault a real implementation could have, put into the model's
 agent or clients: either a few ``Rules`` fields changed (every seeded bug of
-``model/bugs.py`` is one), or a patch that replaces one function of
-``model/agent.py`` or ``model/clients.py`` (or the model's ``successors``)
-by a faulty version. Each lives in a small file of ``sims/mutate/mutants/``
+``model/bugs.py`` is one), or one of the model's component functions
+(``model/parts.py``: the agent's echo, a client's receive, the steps of a group)
+replaced by a faulty version, carried in ``Rules.parts``: a mutant is a value of
+the model, nothing patches a module. Each lives in a small file of ``sims/mutate/mutants/``
 and names the clauses it breaks, the property expected to catch it and the
 smallest member that shows it.
 
@@ -27,15 +28,15 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.clauses import CITATIONS
 from acp_lifecycle.model.config import RULE_SETS, Rules
+from acp_lifecycle.model import parts as model_parts
+from acp_lifecycle.model import system  # noqa: F401 - composes the model's parts (model_parts.DEFAULT)
 from acp_lifecycle.model.state import Step, System, _Out
 
 from acp_lifecycle.sims.configs import Suite, get_suite
@@ -47,7 +48,6 @@ __all__ = [
     "KINDS",
     "all_mutants",
     "get_mutant",
-    "patched",
     "run_mutant",
     "run_all",
     "Report",
@@ -75,7 +75,7 @@ class Mutant:
     member: str
     #: ``Rules`` fields changed
     changes: tuple[tuple[str, object], ...] = ()
-    #: ``(("agent", "_echo"), replacement), ...``: model functions replaced
+    #: ``(("echo", replacement), ...)``: the model's parts replaced (``model/parts.py``)
     patches: tuple = ()
     #: the rule set it is a mutant of
     rules: str = "rfd+2.4.0"
@@ -88,8 +88,12 @@ class Mutant:
     seeded: bool = False
 
     def on(self, base: Rules | None = None) -> Rules:
+        """The mutant's model: its ``Rules`` changes and its parts, on a rule set."""
         base = RULE_SETS[self.rules] if base is None else base
-        return base.with_(name=f"mutant:{self.name}", **dict(self.changes))
+        rules = base.with_(name=f"mutant:{self.name}", **dict(self.changes))
+        if self.patches:
+            rules = rules.with_(parts=model_parts.of(rules).with_(**dict(self.patches)))
+        return rules
 
 
 def _bug_mutant(b) -> Mutant:
@@ -131,32 +135,11 @@ def get_mutant(name: str) -> Mutant:
 # ---------------------------------------------------------------------------
 
 
-def _module(short: str):
-    return importlib.import_module(f"acp_lifecycle.model.{short}")
-
-
-@contextmanager
-def patched(m: Mutant):
-    """Replace each patched function everywhere it is bound (the model imports some by name)."""
-    undo = []
-    try:
-        for (short, name), fn in m.patches:
-            original = getattr(_module(short), name)
-            for mod_name, mod in list(sys.modules.items()):
-                if mod is None or not mod_name.startswith("acp_lifecycle."):
-                    continue
-                if getattr(mod, name, None) is original:
-                    setattr(mod, name, fn)
-                    undo.append((mod, name, original))
-        yield
-    finally:
-        for mod, name, original in reversed(undo):
-            setattr(mod, name, original)
-
-
 def wrap(short: str, name: str, make: Callable) -> tuple:
-    """A patch entry: ``make(original)`` returns the replacement of ``model.<short>.<name>``."""
-    return ((short, name), make(getattr(_module(short), name)))
+    """A patch entry: ``make(original)`` returns the replacement of the model's ``<short>.<name>``
+    (a component of ``model/parts.py``), as ``(part, replacement)``."""
+    part = model_parts.FIELDS[(short, name)]
+    return (part, make(getattr(model_parts.DEFAULT, part)))
 
 
 # ---------------------------------------------------------------------------
@@ -217,15 +200,8 @@ def post(short: str, name: str, fix: Callable[[System, Step], Step | None]) -> t
 
 
 def filter_steps(keep: Callable[[System, Step], bool]) -> tuple:
-    """A patch of ``successors`` that drops the steps ``keep`` refuses (a choice taken away)."""
-
-    def make(original):
-        def successors(s, cfg, rules):
-            return [step for step in original(s, cfg, rules) if keep(s, step)]
-
-        return successors
-
-    return wrap("system", "successors", make)
+    """A patch that drops the steps ``keep`` refuses (a choice taken away)."""
+    return ("keep", keep)
 
 
 # ---------------------------------------------------------------------------
@@ -301,14 +277,13 @@ def run_mutant(
     for cfg in order:
         base = _base(cfg, base_rules)  # the correct model's verdicts, not timed
         t0 = time.perf_counter()
-        with patched(m):
-            try:
-                # with the symmetry reduction: where a patched agent breaks what renaming assumes,
-                # the search notices and explores again without it (model/symmetry.py)
-                r = explore(cfg, mutated_rules, max_states=max_states)
-            except TooLarge:
-                run.status, run.member = "unbounded", cfg.name
-                break
+        try:
+            # with the symmetry reduction: where a faulty part breaks what renaming assumes,
+            # the search notices and explores again without it (model/symmetry.py)
+            r = explore(cfg, mutated_rules, max_states=max_states)
+        except TooLarge:
+            run.status, run.member = "unbounded", cfg.name
+            break
         run.seconds += time.perf_counter() - t0
         run.states += r.states
         changed = _changes(base, r)
@@ -380,7 +355,7 @@ class Report:
 def _run_one(args):
     name, config, rules = args
     run = run_mutant(get_mutant(name), config, rules)
-    run.mutant = name  # patches are local functions: the parent process looks the mutant up again
+    run.mutant = name  # parts are local functions: the parent process looks the mutant up again
     return run
 
 
