@@ -18,6 +18,11 @@ load average printed at the top.
     python bench/bench.py --suite wide         # minutes
     python bench/bench.py --suite huge --mode symmetry --mode parallel
     python bench/bench.py --json
+    python bench/bench.py --suite wide --mode symmetry --baseline a3f1825   # beside an older commit
+
+``--baseline REV`` runs the same members and modes on the code of an older commit too (its
+files from ``git archive``, imported ahead of the installed package), in the same run, so a
+change's effect on states and seconds is read from rows measured side by side.
 """
 
 from __future__ import annotations
@@ -163,6 +168,7 @@ def main() -> int:
     ap.add_argument("--pss", action="store_true",
                     help="also sample the processes' proportional set sizes (counts copy-on-write; slows the run)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--baseline", metavar="REV", help="also run the code of this commit, side by side")
     ap.add_argument("--one", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -178,17 +184,26 @@ def main() -> int:
         print(f"{'suite':8} {'member':20} {'mode':10} {'states':>10} {'transitions':>12} {'seconds':>8} "
               f"{'states/s/core':>13} {'cpu s':>7} {'peak MiB':>8} {'B/state':>7}", flush=True)
     rows = []
+    runners = [("", sys.executable, __file__, None)]
+    if args.baseline:
+        runners.append(_baseline(args.baseline))
     for suite in suites:
         for m in get_suite(suite).members:
-            for mode in modes:
-                out = subprocess.run([sys.executable, __file__, "--one", m.name, mode, "--workers", str(args.workers)]
-                                     + ["--pss"] * args.pss, capture_output=True, text=True, check=True).stdout
+            for (tag, python, script, env), mode in ((r, mode) for mode in modes for r in runners):
+                out = subprocess.run([python, script, "--one", m.name, mode, "--workers", str(args.workers)]
+                                     + ["--pss"] * args.pss, capture_output=True, text=True, env=env,
+                                     check=False).stdout
+                if not out.strip():
+                    continue  # the member does not exist at the baseline
                 row = json.loads(out) | {"suite": suite}
+                row["mode"] = tag + row["mode"]
                 rows.append(row)
                 first = next(r for r in rows if r["member"] == m.name)
                 if not args.json:
-                    mark = "" if row["verdicts"] == first["verdicts"] else f"  VERDICTS DIFFER FROM {first['mode']}"
-                    print(f"{suite:8} {row['member']:20} {mode:10} {row['states']:>10,} {row['transitions']:>12,} "
+                    same = set(row["verdicts"]) & set(first["verdicts"])  # a baseline may name fewer properties
+                    differ = any(row["verdicts"][p] != first["verdicts"][p] for p in same)
+                    mark = f"  VERDICTS DIFFER FROM {first['mode']}" if differ else ""
+                    print(f"{suite:8} {row['member']:20} {row['mode']:10} {row['states']:>10,} {row['transitions']:>12,} "
                           f"{row['seconds']:>8.2f} {row['states_per_second_per_core']:>13,} {row['cpu_seconds']:>7.1f} "
                           f"{row['peak_rss_mib']:>8.1f} {row['bytes_per_state']:>7}{mark}", flush=True)
     walls = {suite: _wall(suite, args.workers) for suite in suites}
@@ -198,7 +213,7 @@ def main() -> int:
     print()
     for suite in suites:
         tot = {}
-        for mode in modes:
+        for mode in modes + ([runners[-1][0] + m for m in modes] if args.baseline else []):
             sel = [r for r in rows if r["suite"] == suite and r["mode"] == mode]
             tot[mode] = (sum(r["states"] for r in sel), sum(r["seconds"] for r in sel),
                          max(r["peak_rss_mib"] for r in sel), sum(r["cpu_seconds"] for r in sel))
@@ -219,6 +234,30 @@ def main() -> int:
         print(f"{suite:8} `acp-lifecycle check --config {suite}`: {walls[suite]:.2f} s wall, start-up included "
               "(best of 3)")
     return 0
+
+
+def _baseline(rev: str) -> tuple:
+    """(tag, python, its bench.py, environment) running the code of commit ``rev``: its files from
+    ``git archive`` in the temp directory, the package laid out as the install maps it, first on
+    the path."""
+    import tempfile
+
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sha = subprocess.run(["git", "-C", top, "rev-parse", "--short", rev], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    root = os.path.join(tempfile.gettempdir(), f"acp-lifecycle-bench-{sha}")
+    src, pkg = os.path.join(root, "src"), os.path.join(root, "pkg", "acp_lifecycle")
+    if not os.path.isdir(pkg):
+        os.makedirs(src, exist_ok=True)
+        archive = subprocess.run(["git", "-C", top, "archive", sha], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", src], input=archive, check=True)
+        os.makedirs(pkg)
+        for name in os.listdir(os.path.join(src, "acp_lifecycle")):
+            os.symlink(os.path.join(src, "acp_lifecycle", name), os.path.join(pkg, name))
+        for name in ("model", "sims"):
+            os.symlink(os.path.join(src, name), os.path.join(pkg, name))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(pkg))
+    return (f"{sha}:", sys.executable, os.path.join(src, "bench", "bench.py"), env)
 
 
 def _wall(suite: str, workers: int) -> float:

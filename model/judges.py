@@ -4,9 +4,9 @@ A *judge* is one rule about messages, defined over typed records (``PromptResult
 ``StateUpdate``) that say what a participant sent or received, with named fields. The
 same definition judges:
 
-* a model run: ``check`` gives each judge the records of every message the model agent
-  sent in a step (``records_of_step``), as the property of the same id
-  (``model/properties``, built from ``JUDGES``);
+* a model run: ``successors`` gives each judge the records of what the model agent received
+  and sent in a step (``events_of_step``, ``observe``); what they find travels with the step
+  (``Step.found``) to the property of the same id (``model/properties``, built from ``JUDGES``);
 * a transcript: ``trace`` (``model/monitor.py``) gives each judge the record of every
   message of the log (``record_of_json``), as the wire rule of the same id
   (``model/wire_rules.py``, built from ``JUDGES``).
@@ -53,7 +53,7 @@ __all__ = [
     "judge",
     "record_of_json",
     "record_of_model",
-    "records_of_step",
+    "observe",
 ]
 
 
@@ -443,6 +443,11 @@ JUDGES: dict[str, Judge] = {
 #: the judges with a state, in the order of ``System.seen``
 STATEFUL: tuple[Judge, ...] = tuple(j for j in JUDGES.values() if j.step is not None)
 
+_BY_STATEFUL_TYPE: dict[type, list] = {}
+for _k, _sj in enumerate(STATEFUL):
+    for _t in _sj.types:
+        _BY_STATEFUL_TYPE.setdefault(_t, []).append((_k, _sj))
+
 
 # ---------------------------------------------------------------------------
 # Records from a model step and from a transcript line
@@ -507,20 +512,26 @@ def events_of_step(pre, step) -> list:
     return out
 
 
-def observe(seen: tuple, events: list) -> tuple:
-    """``System.seen`` after ``events``: each stateful judge's state, per connection."""
+def observe(seen: tuple, events: list) -> tuple[tuple, tuple]:
+    """``System.seen`` after ``events``, each stateful judge's state per connection, and what the
+    judges found wrong: ((judge id, message), ...)."""
     if not events:
-        return seen
+        return seen, ()
     out = list(seen)
-    for k, j in enumerate(STATEFUL):
-        per = list(out[k])
-        feed = j.step
-        types = j.types
-        for c, rec in events:
-            if type(rec) in types:
-                per[c] = feed(per[c], rec)[0]
-        out[k] = tuple(per)
-    return tuple(out)
+    found = []
+    for c, rec in events:
+        for j in _BY_TYPE.get(type(rec), ()):
+            why = j.judge(rec)
+            if why:
+                found.append((j.id, why))
+        for k, j in _BY_STATEFUL_TYPE.get(type(rec), ()):
+            per = out[k]
+            state, why = j.step(per[c], rec)
+            if state != per[c]:
+                out[k] = per[:c] + (state,) + per[c + 1 :]
+            if why:
+                found.append((j.id, f"on client {c}'s connection: {why}"))
+    return tuple(out), tuple(found)
 
 
 def start(clients: int) -> tuple:
@@ -528,20 +539,6 @@ def start(clients: int) -> tuple:
     return tuple((j.start,) * clients for j in STATEFUL)
 
 
-def records_of_step(step) -> list:
-    """The records of the messages the agent sent in a model step, once each (a broadcast is one
-    message the agent sent to each client: every copy is the same)."""
-    out, seen = [], set()
-    for _, msg in step.emitted:
-        if msg[0] in _READ and msg not in seen:
-            seen.add(msg)
-            rec = record_of_model(msg)
-            if rec is not None:
-                out.append(rec)
-    return out
-
-
-_READ = frozenset(k for j in JUDGES.values() if j.step is None for k in j.kinds)
 
 
 def record_of_json(kind: str, body, rid=None):

@@ -221,6 +221,11 @@ class Step(NamedTuple):
     action: tuple  # ("ActorVerb", args...)
     state: System
     emitted: tuple  # ((client index, message), ...) sent by the agent, in order
+    #: what the judges with a state found wrong in the step: ((judge id, message), ...)
+    found: tuple = ()
+
+
+_compile_replace(Step)
 
 
 # ---------------------------------------------------------------------------

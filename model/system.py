@@ -153,10 +153,10 @@ def _judged(pre: System, step: Step) -> Step:
     events = events_of_step(pre, step)
     if not events:
         return step
-    seen = observe(pre.seen, events)
-    if seen is pre.seen or seen == step.state.seen:
-        return step
-    return step._replace(state=step.state._replace(seen=seen))
+    seen, found = observe(pre.seen, events)
+    if seen == step.state.seen:
+        return step._replace(found=found) if found else step
+    return step._replace(state=step.state._replace(seen=seen), found=found)
 
 
 def _without_state_updates(pre: System, step: Step) -> Step:

@@ -7,7 +7,7 @@ import pytest
 
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.config import RFD_RULES, RULE_SETS
-from acp_lifecycle.model.judges import JUDGES, StateUpdate, judge, record_of_json, records_of_step
+from acp_lifecycle.model.judges import JUDGES, StateUpdate, events_of_step, judge, observe, record_of_json
 from acp_lifecycle.model.properties import BY_ID, PROPERTIES
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire_rules import RULES
@@ -132,5 +132,7 @@ def test_a_judged_property_reads_the_messages_not_the_bookkeeping():
     assert steps
     step = steps[0]
     forged = step._replace(emitted=((0, ("ok", 1, 0)),))
-    assert [type(r).__name__ for r in records_of_step(forged)] == ["PromptResult"]
+    assert [type(r).__name__ for _, r in events_of_step(s, forged)][-1:] == ["PromptResult"]
+    _, found = observe(s.seen, events_of_step(s, forged))
+    forged = forged._replace(found=found)
     assert BY_ID["success_carries_message_id"].check(s, forged)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..clauses import CITATIONS, CLAUSES
-from ..judges import JUDGES, STATEFUL, events_of_step, records_of_step
+from ..judges import JUDGES
 from ..system import IDLE, Step, System
 
 __all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "step_tags"]
@@ -101,38 +101,19 @@ def _judged(judge_id: str) -> None:
     """Register the property of a judge (``model/judges.py``): it judges what the agent sent and
     received in each step, with the judge's own definition, level, rule set and clauses."""
     j = JUDGES[judge_id]
-    check = _stateless_check(j) if j.step is None else _stateful_check(j)
+    check = _found_by(j.id)
     level = "SHOULD" if j.level.startswith("SHOULD") else "MUST"
     spec = "2.4.0" if j.since == "2.4.0" else "rfd"
     PROPERTIES.append(Property(j.id, "step", "must_hold", j.summary[:1].upper() + j.summary[1:] + ".", check,
                                j.witnesses, level, _on(j.kinds), _APPLIES.get(j.id, _always), spec, cites=j.clauses))
 
 
-def _stateless_check(j):
-    read = j.types
-
+def _found_by(jid: str):
     def check(pre: System, step: Step):
-        for rec in records_of_step(step):
-            if type(rec) in read:
-                why = j.judge(rec)
-                if why:
-                    return why
-        return None
-
-    return check
-
-
-def _stateful_check(j):
-    k = STATEFUL.index(j)
-    read = j.types
-
-    def check(pre: System, step: Step):
-        states = list(pre.seen[k])
-        for c, rec in events_of_step(pre, step):
-            if type(rec) in read:
-                states[c], why = j.step(states[c], rec)
-                if why:
-                    return f"on client {c}'s connection: {why}"
+        # the judges ran as the step was made (``system.successors``): their findings travel with it
+        for found, why in step.found:
+            if found == jid:
+                return why
         return None
 
     return check
