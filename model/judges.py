@@ -180,12 +180,6 @@ class Judge:
     #: ``(state, f) -> state`` with every message ID renamed by ``f`` (symmetry)
     rename: Callable | None = None
 
-    def feed(self, state, record):
-        """``(state, what is wrong)`` after ``record``; a judge without a state keeps None."""
-        if self.step is None:
-            return state, (self.judge(record) if type(record) in self.types else "")
-        return self.step(state, record)
-
     @property
     def types(self) -> tuple:
         return self.reads if isinstance(self.reads, tuple) else (self.reads,)

@@ -152,11 +152,12 @@ class Monitor:
                 severity = "violation"
         self.findings.append(Finding(line, rule_id, severity, message))
 
-    def _feed(self, line: int, states: dict, record) -> None:
-        """Apply the judges with a state (``model/judges.py``) to a record of one connection (``conn.judged``)
-        or one session on it (``view.judged``); ``states`` holds what they remember there."""
+    def _feed(self, line: int, states: dict, record, per: str = "view") -> None:
+        """Apply the judges with a state (``model/judges.py``) to a record of one connection (``per``
+        "connection", ``conn.judged``) or one session on it ("view", ``view.judged``); ``states`` holds
+        what they remember there."""
         for j in STATEFUL:
-            if type(record) in j.types:
+            if j.per == per and type(record) in j.types:
                 states[j.id], why = j.step(states.get(j.id, j.start), record)
                 if why:
                     self._add(line, j.id, why)
@@ -220,7 +221,7 @@ class Monitor:
             return  # JSON-RPC: the error for a request whose id could not be read
         pending = (other, key) in conn.pending
         if pending or (other, key) in conn.answered:
-            self._feed(n, conn.judged, Response(other, key))
+            self._feed(n, conn.judged, Response(other, key), "connection")
             if not pending:
                 return  # a second response: the judge said so
         req = conn.pending.pop((other, key), None)
@@ -248,7 +249,7 @@ class Monitor:
             self._add(n, "request_id_not_reused",
                       f"the {sender} reuses id {_show(rid)} for {method} while its {old.method} of line {old.line} is still pending")
         req = _Request(sender, method, n, params, params.get("sessionId"))
-        self._feed(n, conn.judged, Request(sender, key, method))
+        self._feed(n, conn.judged, Request(sender, key, method), "connection")
         conn.pending[(sender, key)] = req
         conn.answered.pop((sender, key), None)
         return req

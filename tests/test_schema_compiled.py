@@ -32,19 +32,10 @@ pytestmark = pytest.mark.skipif(schema_compiled.jsonschema_rs is None, reason="j
 
 
 def _path(version: str) -> Path:
-    from conftest import schema_unavailable
+    """The pinned schema: the committed copy (tests/schema/), so that the comparison runs offline."""
+    from conftest import committed_schema
 
-    reason = schema_unavailable()
-    if reason:
-        pytest.skip(reason)
-    given = os.environ.get("ACP_LIFECYCLE_SCHEMA") if version == "v2" else None
-    try:
-        if given:
-            return locate(given)
-        path = cache_path(version=version)
-        return path if path.is_file() else pull(version=version)
-    except SchemaError as e:
-        pytest.fail(f"the {version} schema is needed and could not be had: {e}")
+    return committed_schema(version)
 
 
 @pytest.fixture(scope="module")
