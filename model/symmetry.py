@@ -311,13 +311,13 @@ def renumbers(s: System) -> bool:
     return _renumber_ids(s) is not s
 
 
-def check_commutes(concrete: System, rep: System, canon, fingerprint, cfg: Config, rules: Rules, successors) -> str:
+def check_commutes(concrete: System, rep: System, canon, fingerprint, next_steps) -> str:
     """Why ``concrete`` and its representative ``rep`` are no stand-ins for each other ("" when they are).
 
     One step of the simulation the reduction rests on: the successors of both,
     each brought to its representative, are the same set."""
-    a = {fingerprint(canon(t.state)) for t in successors(concrete, cfg, rules)}
-    b = {fingerprint(canon(t.state)) for t in successors(rep, cfg, rules)}
+    a = {fingerprint(canon(t.state)) for t in next_steps(concrete)}
+    b = {fingerprint(canon(t.state)) for t in next_steps(rep)}
     if a != b:
         return (f"a state and its representative (clients or message IDs renamed) have different successors "
                 f"({len(a - b)} of {len(a)} not matched)")

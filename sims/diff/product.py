@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from acp_lifecycle.model.config import Config, Rules
-from acp_lifecycle.model.system import Step, System, initial_state, successors
+from acp_lifecycle.model.spec import Lifecycle
+from acp_lifecycle.model.system import Step, System, initial_state
 
 from acp_lifecycle.sims.search.explore import TooLarge
 
@@ -32,6 +33,7 @@ class _Side:
 
     def __init__(self, cfg: Config, rules: Rules):
         self.cfg, self.rules = cfg, rules
+        self.model = Lifecycle(cfg, rules)
         self.ids: dict[System, int] = {}
         self.states: list[System] = []
         self.moves: list = []  # id -> None | (eps ids, {raw0: [(rest, id)]}, [(step, raws, id)])
@@ -52,7 +54,7 @@ class _Side:
             eps: list[int] = []
             obs: dict = {}
             steps = []
-            for step in successors(pre, self.cfg, self.rules):
+            for step in self.model.next_steps(pre):
                 raws = observe(pre, step)
                 j = self.id(step.state)
                 steps.append((step, raws, j))

@@ -9,7 +9,8 @@ from typing import Callable
 
 from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.properties import PROPERTIES
-from acp_lifecycle.model.system import IDLE, Step, System, initial_state, successors
+from acp_lifecycle.model.spec import Lifecycle
+from acp_lifecycle.model.system import IDLE, Step, System
 
 from acp_lifecycle.sims.render import action_text, trace_lines
 
@@ -57,12 +58,12 @@ CHECKED = tuple(p for p in PROPERTIES if p.kind in ("always", "step") and p.expe
 def run(name_or_scenario: str | Scenario) -> ScenarioRun:
     """Play a scenario's steps on the model, check the properties, then its expectation."""
     sc = _get(name_or_scenario)
-    cfg, rules = sc.config, sc.rules
-    state = initial_state(cfg)
+    model = Lifecycle(sc.config, sc.rules)
+    (state,) = model.init_states()
     _check_properties(sc, 0, None, state, None)
     trace: Trace = []
     for n, label in enumerate(sc.steps, 1):
-        enabled = successors(state, cfg, rules)
+        enabled = model.next_steps(state)
         matches = [st for st in enabled if st.action == label]
         if len(matches) != 1:
             what = "is not enabled" if not matches else f"matches {len(matches)} steps"

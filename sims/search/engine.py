@@ -37,10 +37,11 @@ from typing import Callable
 
 import numpy as np
 
-from acp_lifecycle.model.config import Config, Rules
+from acp_lifecycle.model.config import Config
 from acp_lifecycle.model.properties import Property
-from acp_lifecycle.model.symmetry import SymmetryBroken, canonicalizer
-from acp_lifecycle.model.system import System, initial_state, successors
+from acp_lifecycle.model.spec import Lifecycle
+from acp_lifecycle.model.symmetry import SymmetryBroken
+from acp_lifecycle.model.system import System
 
 from .graph import _bottom_cycles_csr, _positions
 from .shard import Found, Shard
@@ -248,8 +249,7 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
 
 
 def search(
-    cfg: Config,
-    rules: Rules,
+    model: Lifecycle,
     props: list[Property],
     *,
     symmetry: bool = True,
@@ -258,7 +258,7 @@ def search(
     progress: Callable[[int, int, int], None] | None = None,
     cluster=None,
 ) -> Outcome:
-    """Explore every state reachable under ``cfg`` and ``rules`` (up to symmetry); check ``props``.
+    """Explore every state of ``model`` reachable from its initial states (up to symmetry); check ``props``.
 
     ``cluster``: a ``dask.distributed.Client`` (``sims.search.dask``) to run
     the shards on instead of local processes. Where a step breaks what the
@@ -266,23 +266,24 @@ def search(
     starts again without it and says why (``Outcome.symmetry_broken``).
     """
     try:
-        return _search(cfg, rules, props, symmetry=symmetry, workers=workers, max_states=max_states,
+        return _search(model, props, symmetry=symmetry, workers=workers, max_states=max_states,
                        progress=progress, cluster=cluster)
     except SymmetryBroken as e:
-        out = _search(cfg, rules, props, symmetry=False, workers=workers, max_states=max_states,
+        out = _search(model, props, symmetry=False, workers=workers, max_states=max_states,
                       progress=progress, cluster=cluster)
         out.symmetry_broken = e.reason
         return out
 
 
-def _search(cfg, rules, props, *, symmetry, workers, max_states, progress, cluster) -> Outcome:
+def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress, cluster) -> Outcome:
+    cfg = model.cfg
     fingerprint = "portable" if cluster is not None else "local"
     if cluster is not None:
         from .dask import cluster_size
 
         workers = cluster_size(cluster)
     with no_gc():
-        shard = Shard(cfg, rules, props, symmetry=symmetry, fingerprint=fingerprint)
+        shard = Shard(model, props, symmetry=symmetry, fingerprint=fingerprint)
         shard.start()
         states = 1
         transitions = 0
@@ -319,7 +320,7 @@ def _search(cfg, rules, props, *, symmetry, workers, max_states, progress, clust
                 pool.close()
             grown = sum(r.get("grown", 0) for r in results)
         before = results[0].get("peak_before_finish", 0)
-        out = _conclude(cfg, rules, props, symmetry, fingerprint, used, results, states, depth)
+        out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
         out.peak_before_finish = before
         return out
@@ -386,7 +387,7 @@ def _take(results: list[dict], key: str) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states, depth) -> Outcome:
+def _conclude(model: Lifecycle, props, symmetry, fingerprint, workers, results, states, depth) -> Outcome:
     own = _take(results, "own_fp")
     order = np.argsort(own, kind="stable")
     idx = np.int32 if len(order) < 2**31 else np.int64
@@ -410,7 +411,7 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
             have = found.get(pid)
             if have is None or (fd.length, fd.fp) < (have.length, have.fp):
                 found[pid] = fd
-    replay = _Replay(cfg, rules, symmetry, fingerprint, fps, parents)
+    replay = _Replay(model, symmetry, fingerprint, fps, parents)
     verdicts: dict[str, tuple] = {}
     by_id = {p.id: p for p in props}
     for pid, fd in found.items():
@@ -477,9 +478,9 @@ def _conclude(cfg, rules, props, symmetry, fingerprint, workers, results, states
 class _Replay:
     """Rebuild traces on real states: run the model again along the parent chain."""
 
-    def __init__(self, cfg, rules, symmetry, fingerprint, fps, parents):
-        self.cfg, self.rules = cfg, rules
-        self.canon = canonicalizer(rules, cfg) if symmetry else None
+    def __init__(self, model: Lifecycle, symmetry, fingerprint, fps, parents):
+        self.model = model
+        self.canon = model.canonicalizer() if symmetry else None
         self.fpf = FINGERPRINTS[fingerprint]
         self.fps, self.parents = fps, parents
 
@@ -496,10 +497,10 @@ class _Replay:
                 break
             chain.append(p)
         chain.reverse()
-        s = initial_state(self.cfg)
+        (s,) = self.model.init_states()
         trace = []
         for g in chain[1:]:
-            for step in successors(s, self.cfg, self.rules):
+            for step in self.model.next_steps(s):
                 if self.fp(step.state) == g:
                     trace.append((s, step))
                     s = step.state
@@ -516,7 +517,7 @@ class _Replay:
                 raise ReductionError(f"{p.id}: the rebuilt state does not violate it")
             return ("violated", msg, trace, "")
         hits = []
-        for step in successors(s, self.cfg, self.rules):
+        for step in self.model.next_steps(s):
             r = p.check(s, step)
             if r:
                 hits.append((step.action != fd.action, step, r))

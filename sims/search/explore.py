@@ -27,6 +27,7 @@ import numpy as np
 
 from acp_lifecycle.model.config import Config, Rules, RFD_RULES
 from acp_lifecycle.model.properties import PROPERTIES, Property
+from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import Step, System
 
 from .engine import TooLarge, search
@@ -137,7 +138,7 @@ def explore(
     expect = {p.id: p.expectation(rules) for p in every}
     props = [p for p in every if expect[p.id] != ""]  # the others are no rules of this rule set
     t0 = time.perf_counter()
-    out = search(cfg, rules, props, symmetry=symmetry, workers=workers, max_states=max_states,
+    out = search(Lifecycle(cfg, rules), props, symmetry=symmetry, workers=workers, max_states=max_states,
                  progress=progress, cluster=cluster)
     verdicts: dict[str, Verdict] = {}
     for p in every:

@@ -73,6 +73,7 @@ from hypothesis.stateful import (
 
 from acp_lifecycle.model.config import RFD_RULES, Config, Rules
 from acp_lifecycle.model.properties import PROPERTIES, Property, step_tags
+from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import ACTION_KINDS, Step, System, initial_state, successors
 
 __all__ = ["PropertyViolation", "FuzzResult", "make_machine", "fuzz", "shorten", "DRIVE_LIMIT"]
@@ -167,7 +168,7 @@ def make_machine(
     progress: Callable[[int], None] | None = None,
     drive_limit: int = DRIVE_LIMIT,
 ) -> type[RuleBasedStateMachine]:
-    """A ``RuleBasedStateMachine`` over ``successors(state, cfg, rules)``.
+    """A ``RuleBasedStateMachine`` over the model's steps (``Lifecycle(cfg, rules).next_steps``).
 
     The class's ``record`` (a ``_Record``) accumulates what all its runs saw.
     """
@@ -179,6 +180,7 @@ def make_machine(
     eventually = [p for p in props if p.kind == "eventually"]
     record = _Record()
     live: dict = {}  # the machine instance currently running (for the bundle filter)
+    model = Lifecycle(cfg, rules)
 
     class ModelMachine(RuleBasedStateMachine):
         requests = Bundle("requests")
@@ -186,14 +188,14 @@ def make_machine(
         def __init__(self) -> None:
             super().__init__()
             live["machine"] = self
-            self.state = initial_state(cfg)
+            (self.state,) = model.init_states()
             self.trace: list[tuple[System, Step]] = []
             self.failed = False
             record.states.add(self.state)
             self._refresh()
 
         def _refresh(self) -> None:
-            self.enabled = successors(self.state, cfg, rules)
+            self.enabled = model.next_steps(self.state)
             by_kind: dict[str, list[Step]] = {}
             for step in self.enabled:
                 by_kind.setdefault(step.action[0], []).append(step)

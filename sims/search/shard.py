@@ -17,11 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.properties import Property
-from acp_lifecycle.model.symmetry import (SymmetryBroken, canonicalizer, check_commutes, check_fresh_ids, ids_opaque,
-                                            renumbers)
-from acp_lifecycle.model.system import System, initial_state, successors
+from acp_lifecycle.model.spec import Lifecycle
+from acp_lifecycle.model.symmetry import SymmetryBroken, check_commutes, check_fresh_ids, renumbers
+from acp_lifecycle.model.system import System
 
 from .storage import CHECK_EVERY, FINGERPRINTS, _Frontier, _mask_typecode, _trim, _Visited
 
@@ -85,16 +84,16 @@ class Shard:
     it in batches, and the fingerprints of the level being built are a set
     until it ends."""
 
-    def __init__(self, cfg: Config, rules: Rules, props: list[Property], *, symmetry: bool,
+    def __init__(self, model: Lifecycle, props: list[Property], *, symmetry: bool,
                  fingerprint: str = "local", graph: bool | None = None):
-        self.cfg, self.rules = cfg, rules
+        self.model = model
         self.checks = _Checks(props)
         self.symmetry = symmetry
-        self.canon = canonicalizer(rules, cfg) if symmetry else None
+        self.canon = model.canonicalizer() if symmetry else None
         #: where message IDs are renamed, check what that assumes on every
         #: concrete successor (``model/symmetry.py``): IDs fresh, and each state
         #: whose IDs the representative renames simulated by it
-        self.fresh = symmetry and self.canon is not None and ids_opaque(rules)
+        self.fresh = symmetry and self.canon is not None and model.ids_renamed
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
@@ -135,21 +134,20 @@ class Shard:
         self.__dict__.update(state)
         self.checks = _Checks([BY_ID[i] for i in ids])
         self.checks.settle(settled)
-        self.canon = canonicalizer(self.rules, self.cfg) if self.symmetry else None
+        self.canon = self.model.canonicalizer() if self.symmetry else None
 
     def _guard(self, s: System, step, post: System) -> None:
         """Raise ``SymmetryBroken`` where the step breaks what the reduction assumes."""
         why = check_fresh_ids(s, step)
         if not why and post is not step.state and renumbers(step.state):
-            why = check_commutes(step.state, post, self.canon, FINGERPRINTS[self.fpname], self.cfg, self.rules,
-                                 successors)
+            why = check_commutes(step.state, post, self.canon, FINGERPRINTS[self.fpname], self.model.next_steps)
         if why:
             raise SymmetryBroken(why)
 
     # -- levels --
 
     def start(self) -> None:
-        s0 = initial_state(self.cfg)
+        (s0,) = self.model.init_states()
         f = self.fingerprint(s0)
         self.old.add(np.array([f], dtype=np.int64))
         self._own(f, f, 0)
@@ -168,7 +166,7 @@ class Shard:
             self.old.add(np.frombuffer(others, dtype=np.int64))
         checks = self.checks
         checks.settle(settled)
-        cfg, rules = self.cfg, self.rules
+        next_steps = self.model.next_steps
         canon, fpf = self.canon, FINGERPRINTS[self.fpname]
         found = self.found
         graph, eventually = self.graph, checks.eventually
@@ -198,7 +196,7 @@ class Shard:
                     exp_fp.append(f)
                 exp_mask.append(mask)
                 dsts = set()
-            succ = successors(s, cfg, rules)
+            succ = next_steps(s)
             transitions += len(succ)
             for step in succ:
                 ps = checks.for_step(step)
