@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 from .config import STOP_REASONS
+from .records import compile_replace
 
 __all__ = [
     "JUDGES",
@@ -315,6 +316,9 @@ class _Tools(NamedTuple):
     status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of, sorted
     background: tuple = ()  # tool ids the last state update listed as background
     history: bool = False  # inside a resume with replay, before its snapshot: updates are history
+
+
+compile_replace(_Tools)
 
 
 def _put(pairs: tuple, key, value) -> tuple:

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from .config import Config
 from .judges import start
+from .records import compile_replace
 
 __all__ = [
     "Req",
@@ -192,27 +193,8 @@ class System(NamedTuple):
     seen: tuple = ()
 
 
-_UNSET = object()
-
-
-def _compile_replace(cls) -> None:
-    """Give a NamedTuple a ``_replace`` with one keyword per field.
-
-    ``NamedTuple._replace`` goes through ``_make`` and ``map()``; a generated
-    function that names every field is about three times as fast, and
-    ``_replace`` is the model's most frequent call.
-    """
-    fields = cls._fields
-    params = ", ".join(f"{f}=_UNSET" for f in fields)
-    items = ", ".join(f"self[{i}] if {f} is _UNSET else {f}" for i, f in enumerate(fields))
-    src = f"def _replace(self, *, {params}):\n    return _new(_cls, ({items},))\n"
-    env = {"_UNSET": _UNSET, "_new": tuple.__new__, "_cls": cls}
-    exec(src, env)  # noqa: S102 - generated from the field names above
-    cls._replace = env["_replace"]
-
-
 for _cls in (Req, Msg, Work, Agent, Sub, Client, Used, System):
-    _compile_replace(_cls)
+    compile_replace(_cls)
 
 
 class Step(NamedTuple):
@@ -225,7 +207,7 @@ class Step(NamedTuple):
     found: tuple = ()
 
 
-_compile_replace(Step)
+compile_replace(Step)
 
 
 # ---------------------------------------------------------------------------

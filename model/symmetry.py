@@ -190,8 +190,8 @@ def _sort_clients(s: System) -> System:
     # Most states are told apart by the clients' own values and channels
     # (compared in C); the agent's side decides only between equal ones.
     try:
-        seen = s.seen
-        prim = [(clients[c], up[c], down[c], tuple(per[c] for per in seen)) for c in range(n)]
+        seen = tuple(zip(*s.seen)) if s.seen else ((),) * n  # per client: what the judges remember
+        prim = [(clients[c], up[c], down[c], seen[c]) for c in range(n)]
         order = sorted(range(n), key=prim.__getitem__)
         ties = any(prim[order[i]] == prim[order[i + 1]] for i in range(n - 1))
     except TypeError:
@@ -204,7 +204,7 @@ def _sort_clients(s: System) -> System:
                 clients[c],
                 up[c],
                 down[c],
-                tuple(per[c] for per in s.seen),
+                seen[c],
                 a.attached >> c & 1,
                 tuple(getattr(m, f) >> c & 1 for m in conv for f in _MASKS),
                 tuple(i for i, r in enumerate(reqs) if r.cid == c),
