@@ -79,11 +79,15 @@ def clauses_markdown() -> str:
         "`eventually` (no terminal state or bottom strongly connected component leaves "
         "the obligation open), `sometimes` (some reachable step; the witnesses that show a "
         "guarded situation happens). *Rule of*: the rule sets that judge the property (`rfd+2.4.0`: "
-        "a rule of the 2.4.0 text, not applicable under `rfd`).",
+        "a rule of the 2.4.0 text, not applicable under `rfd`). *Judged on*: `messages` for a judge "
+        "(`model/judges.py`: one definition, the same for `check` and `trace`), else why the property "
+        "reads the model's state (`model/properties/internal.py`).",
         "",
-        "| property | kind | expect | level | rule of | claim | clauses | witnesses |",
-        "|---|---|---|---|---|---|---|---|",
+        "| property | kind | expect | level | rule of | claim | clauses | witnesses | judged on |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
+    from acp_lifecycle.model.properties.internal import WHY_NOT_A_JUDGE
+
     for p in PROPERTIES:
         if p.kind == "sometimes":
             continue
@@ -91,8 +95,9 @@ def clauses_markdown() -> str:
         witnesses = ", ".join(f"`{w}`" for w in p.witnesses)
         rule_of = "rfd+2.4.0" if p.spec == "2.4.0" else "both"
         expect_240 = f" ({p.expect_240.replace('_', ' ')} under rfd+2.4.0)" if p.expect_240 else ""
+        on = "messages" if p.judged else _cell(WHY_NOT_A_JUDGE.get(p.id, ""))
         lines.append(
-            f"| `{p.id}` | {p.kind} | {p.expect.replace('_', ' ')}{expect_240} | {p.level} | {rule_of} | {_cell(p.summary)} | {clauses} | {witnesses} |"
+            f"| `{p.id}` | {p.kind} | {p.expect.replace('_', ' ')}{expect_240} | {p.level} | {rule_of} | {_cell(p.summary)} | {clauses} | {witnesses} | {on} |"
         )
     lines += ["", "## Witnesses", "", "| sometimes | situation | permission it shows the model uses |", "|---|---|---|"]
     for p in PROPERTIES:

@@ -43,6 +43,14 @@ def test_no_new_rule_is_defined_twice():
     assert twice == STILL_TWO_DEFINITIONS, "a rule with two definitions: write it once, as a judge"
 
 
+def test_every_property_is_a_judge_or_says_why_it_reads_the_model_state():
+    from acp_lifecycle.model.properties.internal import WHY_NOT_A_JUDGE
+
+    rules = [p.id for p in PROPERTIES if p.kind != "sometimes"]
+    assert sorted(p for p in rules if not BY_ID[p].judged) == sorted(WHY_NOT_A_JUDGE)
+    assert all(WHY_NOT_A_JUDGE[p].startswith("still defined twice") for p in STILL_TWO_DEFINITIONS)
+
+
 @pytest.mark.parametrize("rule_id", sorted(STILL_TWO_DEFINITIONS))
 def test_check_and_trace_agree_on_the_rule_set_of_a_rule_still_defined_twice(rule_id):
     # where it binds: the rule sets under which check expects it to hold, and trace reports it
