@@ -38,6 +38,7 @@ from .records import compile_replace
 __all__ = [
     "JUDGES",
     "STATEFUL",
+    "CancelRequest",
     "Closed",
     "Judge",
     "PromptError",
@@ -123,6 +124,13 @@ class Request(NamedTuple):
     method: str
 
 
+class CancelRequest(NamedTuple):
+    """``$/cancel_request`` by ``asker`` for its own request ``rid``."""
+
+    asker: str
+    rid: object
+
+
 class Closed(NamedTuple):
     """The connection is gone."""
 
@@ -180,6 +188,9 @@ class Judge:
     step: Callable | None = None
     #: ``(state, f) -> state`` with every message ID renamed by ``f`` (symmetry)
     rename: Callable | None = None
+    #: for a rule about what must happen in the end: ``state -> [((asker, rid), what is owed), ...]``,
+    #: the obligations still open (``check``: an ``eventually`` property; ``trace``: at the end of the log)
+    owes: Callable | None = None
 
     @property
     def types(self) -> tuple:
@@ -246,6 +257,30 @@ def _with(state: tuple, item) -> tuple:
         return tuple(sorted(state + (item,)))
     except TypeError:  # ids of different JSON types in one transcript
         return tuple(sorted(state + (item,), key=repr))
+
+
+def _pending_requests(state: tuple, rec):
+    """state: the requests of the connection not answered yet, ((asker, rid, method, cancelled), ...) sorted."""
+    t = type(rec)
+    if t is Closed:
+        return (), ""
+    if t is Request:
+        return _with(tuple(p for p in state if p[:2] != (rec.asker, rec.rid)), (rec.asker, rec.rid, rec.method, False)), ""
+    if t is CancelRequest:
+        return tuple((a, r, m, True) if (a, r) == (rec.asker, rec.rid) else (a, r, m, c) for a, r, m, c in state), ""
+    key = _answered(rec)
+    if key is not None and state:
+        return tuple(p for p in state if p[:2] != key), ""
+    return state, ""
+
+
+def _owes_prompts(state: tuple) -> list:
+    return [((a, r), f"session/prompt {r} is never answered") for a, r, m, c in state
+            if a == "client" and m == "session/prompt" and not c]
+
+
+def _owes_cancelled(state: tuple) -> list:
+    return [((a, r), f"the {a}'s {m} {r}, cancelled with $/cancel_request, is never answered") for a, r, m, c in state if c]
 
 
 def _no_second_stop_reason(state, rec):
@@ -393,6 +428,7 @@ def _tools_terminal_before_error_idle(t: _Tools, rec):
 
 
 _RESUME = (ResumeRequest, ResumeResult, Closed)
+_REQUESTS = (Request, CancelRequest, PromptResult, PromptError, ResumeResult, Response, Closed)
 
 JUDGES: dict[str, Judge] = {
     j.id: j
@@ -413,6 +449,15 @@ JUDGES: dict[str, Judge] = {
               (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
               ("ok", "err", "v1ok", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
               per="connection", start=(), step=_one_response_per_request),
+        Judge("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
+              ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None, (),
+              ("sometimes_prompt_answered",), per="connection", start=(), step=_pending_requests,
+              owes=_owes_prompts),
+        Judge("cancelled_request_still_answered", "MUST", "2.4.0",
+              "a request cancelled with $/cancel_request is still answered", ("S240-CANCELREQ-STILL-RESPOND",),
+              _REQUESTS, None, (), ("sometimes_cancel_request_after_insertion", "sometimes_permission_cancelled"),
+              per="connection", start=(),
+              step=_pending_requests, owes=_owes_cancelled),
         Judge("no_second_stop_reason", "MUST NOT", "rfd",
               "work already reported idle is never reported idle again with another stop reason",
               ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP"),
@@ -472,12 +517,18 @@ def record_of_model(msg: tuple):
         return Response("client", msg[1])
     if k == "perm":
         return Request("agent", msg[1], "session/request_permission")
+    if k == "perm_cancel":
+        return CancelRequest("agent", msg[1])
     return None
 
 
 def _record_of_client(msg: tuple):
     """The record of a message a model client sends, as the agent receives it."""
     k = msg[0]
+    if k == "prompt":
+        return Request("client", msg[1], "session/prompt")
+    if k == "cancel_req":
+        return CancelRequest("client", msg[1])
     if k == "resume":
         return ResumeRequest(msg[1], bool(msg[2]))
     if k == "perm_ans":

@@ -57,6 +57,7 @@ import json
 
 from .judges import (
     STATEFUL,
+    CancelRequest,
     Request,
     Response,
     ResumeRequest,
@@ -320,6 +321,7 @@ class Monitor:
             target = conn.pending.get(("client", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
                 target.cancel_request = n
+                self._feed(n, conn.judged, CancelRequest("client", id_key(params.get("requestId"))), "connection")
                 if target.method == "session/prompt" and target.session is not None:
                     self._session(target.session).last_cancel = n
         elif method == "tool_call/cancel" and sid is not None:
@@ -370,6 +372,7 @@ class Monitor:
             target = conn.pending.get(("agent", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
                 target.cancel_request = n
+                self._feed(n, conn.judged, CancelRequest("agent", id_key(params.get("requestId"))), "connection")
 
     def _update(self, n, conn, view: _View, session: _Session, sid, kind, update) -> None:
         resume = view.resume
@@ -668,13 +671,15 @@ class Monitor:
 
     def _end_of(self, conn: _Conn) -> None:
         label = conn.label
+        owed = set()
+        for j in STATEFUL:  # the judges of what must have happened by the end (model/judges.py)
+            if j.owes is not None and j.per == "connection":
+                for key, why in j.owes(conn.judged.get(j.id, j.start)):
+                    req = conn.pending.get(key)
+                    self._add(req.line if req else 0, j.id, f"{why} on {label}")
+                    owed.add(key)
         for (sender, key), req in conn.pending.items():
-            if req.cancel_request:
-                self._add(req.line, "cancelled_request_still_answered",
-                          f"the {sender}'s {req.method} {key} on {label}, cancelled on line {req.cancel_request}, is never answered")
-            elif req.method == "session/prompt" and sender == "client":
-                self._add(req.line, "every_prompt_answered", f"session/prompt {key} on {label} is never answered")
-            else:
+            if (sender, key) not in owed:
                 self._add(req.line, "every_request_answered", f"the {sender}'s {req.method} {key} on {label} is never answered")
         for sid, view in conn.views.items():
             if view.closed_at:

@@ -110,10 +110,8 @@ _RULES = (
     _judge_rule("one_response_per_request"),
     Rule("every_request_answered", "MUST", "rfd", "every request is answered by the end of the log",
          external=(_JSONRPC, "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")),
-    Rule("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
-         ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID")),
-    Rule("cancelled_request_still_answered", "MUST", "2.4.0",
-         "a request cancelled with $/cancel_request is still answered", ("S240-CANCELREQ-STILL-RESPOND",)),
+    _judge_rule("every_prompt_answered"),
+    _judge_rule("cancelled_request_still_answered"),
     # --- sessions on a connection ---------------------------------------------------
     Rule("updates_only_for_opened_sessions", "MUST", "rfd",
          "messages name only sessions the connection created (before or after the session/new response) or resumed",

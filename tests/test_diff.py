@@ -74,8 +74,8 @@ def test_rfd_with_itself_has_no_observable_difference_on_default():
     d = diff_suite(get_suite("default"), RULES["rfd"], RULES["rfd"])
     assert not d.different
     # The product is explored in full (nothing stops a branch): pinned so a model change shows.
-    # lost-response 16094 -> 16325: the judges' history (no_second_stop_reason), issue 21
-    assert [m.a_not_b.nodes for m in d.members] == [9858, 1376, 4178, 1978, 6950, 16325, 485, 2312, 4604, 36196]
+    # the judges' history (issue 21): lost-response 16094 -> 16325, permission 1978 -> 2014
+    assert [m.a_not_b.nodes for m in d.members] == [9858, 1376, 4178, 2014, 6950, 16325, 485, 2312, 4604, 36196]
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -376,3 +376,13 @@ def test_the_spec_review_walkthrough_shows_the_real_diff_output(example_diffs):
     excerpt = _block(doc, "$ acp-lifecycle diff rfd rfd+2.4.0 --runs\n...\n").rsplit("...", 1)[0]
     w = example_diffs[("rfd", "rfd+2.4.0")].only_a["state_update running"]
     assert excerpt.strip("\n") == " 6. state_update running\n" + "\n".join(witness_lines(w, runs=True))
+
+
+def test_the_spec_review_walkthrough_shows_the_real_variants_output(capsys, monkeypatch):
+    from acp_lifecycle.sims.cli import main
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["variants", "--variant", "rfd", "--variant", "rfd+2.4.0"]) in (0, 1)
+    real = capsys.readouterr().out
+    shown = _block(DOC.read_text(), "$ acp-lifecycle variants --variant rfd --variant rfd+2.4.0\n")
+    assert shown == real

@@ -17,18 +17,21 @@ from acp_lifecycle.sims.search.explore import _cyclic_core, explore
 PINNED = {
     "tiny": (216, 383, 11, 6),
     "multi-client": (3478, 11756, 15, 152),
-    "failures": (952, 3912, 12, 44),
-    "cancel-race": (1550, 4529, 13, 48),
-    "permission": (1332, 4558, 13, 32),
+    "failures": (1008, 4144, 12, 44),
+    "cancel-race": (1614, 4697, 13, 48),
+    "permission": (1416, 4842, 13, 32),
     # the judges' history (issue 21): one_response_per_request remembers which requests each
     # connection answered (1706 -> 2026); no_second_stop_reason and the tool call judges, the
-    # stop reason and the work a resumed connection has not been told of yet (6348 -> 6922)
+    # stop reason and the work a resumed connection has not been told of yet (6348 -> 6922);
+    # every_prompt_answered and cancelled_request_still_answered, which pending requests were
+    # cancelled (failures 952 -> 1008, cancel-race 1550 -> 1614, permission 1332 -> 1416,
+    # fifo 12472 -> 12736)
     "permission-2-clients": (2026, 6028, 16, 56),
     "lost-response": (6922, 22076, 18, 368),
     "restart": (443, 1099, 10, 123),
     "commands": (754, 1858, 14, 28),
     "import": (2709, 8653, 13, 532),
-    "fifo": (12472, 33490, 15, 18),
+    "fifo": (12736, 34232, 15, 18),
 }
 
 

@@ -34,11 +34,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-PROMPT-NO-ERROR-AFTER-INSERT",
         "S240-CANCELREQ-RESULT",
     ),
-    "every_prompt_answered": (
-        "RFD-INSERT-RESPOND",
-        "S240-PROMPT-RETURN-ID",
-        "S240-CANCELREQ-STILL-RESPOND",
-    ),
     # --- message IDs and echoes -----------------------------------------
     "distinct_message_ids": ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE"),
     "echo_names_an_inserted_message": (
@@ -172,9 +167,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
     "cancelled_permission_requests_cancelled": (
         "S240-CANCEL-PERM-CANCEL-REQUEST",
         "S240-PERM-AGENT-CANCELS",
-    ),
-    "client_answers_cancelled_permission": (
-        "S240-PERM-CLIENT-ANSWERS-CANCELLED",
     ),
     "cancelled_permission_answered_cancelled": (
         "S240-PERM-CLIENT-ANSWERS-CANCELLED",

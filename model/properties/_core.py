@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..clauses import CITATIONS, CLAUSES
-from ..judges import JUDGES
+from ..judges import JUDGES, STATEFUL
 from ..system import IDLE, Step, System
 
 __all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "step_tags"]
@@ -101,11 +101,26 @@ def _judged(judge_id: str) -> None:
     """Register the property of a judge (``model/judges.py``): it judges what the agent sent and
     received in each step, with the judge's own definition, level, rule set and clauses."""
     j = JUDGES[judge_id]
-    check = _found_by(j.id)
+    kind, check = ("step", _found_by(j.id)) if j.owes is None else ("eventually", _owed_by(j))
     level = "SHOULD" if j.level.startswith("SHOULD") else "MUST"
     spec = "2.4.0" if j.since == "2.4.0" else "rfd"
-    PROPERTIES.append(Property(j.id, "step", "must_hold", j.summary[:1].upper() + j.summary[1:] + ".", check,
-                               j.witnesses, level, _on(j.kinds), _APPLIES.get(j.id, _always), spec, cites=j.clauses))
+    PROPERTIES.append(Property(j.id, kind, "must_hold", j.summary[:1].upper() + j.summary[1:] + ".", check,
+                               j.witnesses, level, _on(j.kinds) if j.kinds else None, _APPLIES.get(j.id, _always),
+                               spec, cites=j.clauses))
+
+
+def _owed_by(j):
+    """An ``eventually`` check: the first obligation the judge has open on some connection."""
+    k = STATEFUL.index(j)
+    owes = j.owes
+
+    def check(s: System):
+        for c, state in enumerate(s.seen[k]):
+            for _, why in owes(state):
+                return f"on client {c}'s connection: {why}"
+        return None
+
+    return check
 
 
 def _found_by(jid: str):
@@ -142,6 +157,7 @@ def _works(c) -> int:
 #: Which configurations can exhibit each situation (see Property.applies).
 _APPLIES = {
     "sometimes_cancel_request_after_insertion": lambda c: c.cancels > 0,
+    "cancelled_request_still_answered": lambda c: c.cancels > 0,
     "sometimes_reserved_id_rejected": lambda c: c.reserve,
     "sometimes_cancel_request_after_answer": lambda c: c.cancels > 0,
     "sometimes_failure_before_response": lambda c: c.failures > 0,

@@ -56,13 +56,10 @@ def inserted_prompt_never_rejected(pre: System, step: Step):
 _judged("one_response_per_request")
 
 
-@_prop("eventually", witnesses=("sometimes_prompt_answered",))
-def every_prompt_answered(s: System):
-    """Every prompt on a live connection is eventually answered."""
-    for r in s.agent.reqs:
-        if not r.orphan and not r.answers:
-            return f"client {r.cid}'s session/prompt {r.rid} ({r.phase}) is never answered"
-    return None
+_judged("every_prompt_answered")
+
+
+_judged("cancelled_request_still_answered")
 
 
 @_prop("step", witnesses=("sometimes_prompt_work_ends",), on="state")
@@ -420,16 +417,6 @@ def client_sees_current_state(s: System):
     for c, cl in enumerate(s.clients):
         if not s.down[c] and cl.fg != a.fg:
             return f"client {c} has received everything and believes the session is {cl.fg}; it is {a.fg}"
-    return None
-
-
-@_prop("eventually", witnesses=("sometimes_permission_cancelled",), spec="2.4.0")
-def client_answers_cancelled_permission(s: System):
-    """A client answers every permission request the agent cancelled."""
-    for c, cl in enumerate(s.clients):
-        for pid, st in cl.perms:
-            if st == "cancelled":
-                return f"client {c} never answers permission request {pid}, which the agent cancelled"
     return None
 
 

@@ -25,7 +25,7 @@ MUTANT = Mutant(
     "cancel-request-unanswered",
     "agent drops a prompt not yet inserted on $/cancel_request without sending any response",
     ("S240-CANCELREQ-STILL-RESPOND",),
-    "every_prompt_answered",
+    "cancelled_request_still_answered",
     "failures",
     patches=(post("agent", "_agent_receive", _fix),),
     source="kotlin-sdk#131: a cancelled request was left unanswered",

@@ -20,7 +20,7 @@ MUTANT = Mutant(
     "client-cancels-permission-eagerly",
     "client answers its open permission request cancelled as soon as it sends session/cancel",
     ("S240-PERM-CLIENT-MAY-CANCEL",),
-    "client_answers_cancelled_permission",
+    "cancelled_request_still_answered",
     "permission",
     patches=(post("clients", "_clients", _fix),),
     equivalent=(

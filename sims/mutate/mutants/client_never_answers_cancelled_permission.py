@@ -14,8 +14,8 @@ def _fix(pre, step):
 MUTANT = Mutant(
     "client-never-answers-cancelled-permission",
     "client closes the permission dialog on $/cancel_request and sends no response",
-    ("S240-PERM-CLIENT-ANSWERS-CANCELLED",),
-    "client_answers_cancelled_permission",
+    ("S240-CANCELREQ-STILL-RESPOND",),
+    "cancelled_request_still_answered",
     "permission",
     patches=(post("clients", "_clients", _fix),),
 )
