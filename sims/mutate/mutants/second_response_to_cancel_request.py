@@ -1,20 +1,20 @@
-"""A $/cancel_request for an answered prompt is answered again."""
+"""A $/cancel_request for an answered prompt is answered again (and the agent records the second response).
+
+The same fault as ``second-response-unrecorded``, whose records still say one response."""
 
 from acp_lifecycle.sims.mutate.core import Mutant, post, with_agent
+from acp_lifecycle.sims.mutate.mutants.second_response_unrecorded import answered_again
 
 
 def _fix(pre, step):
-    if step.action[:3] == ("AgentReceive", step.action[1], "cancel_req"):
-        c = step.action[1]
-        rid = pre.up[c][0][1]
-        for r in pre.agent.reqs:
-            if r.cid == c and r.rid == rid and not r.orphan and any(x[0] == "ok" for x in r.answers):
-                from acp_lifecycle.sims.mutate.core import broadcast
-
-                step = broadcast(step, ("ok", rid, r.mid), 1 << c)
-                reqs = tuple(x._replace(answers=x.answers + (("ok", r.mid),)) if x is r else x for x in step.state.agent.reqs)
-                step = with_agent(step, step.state.agent._replace(reqs=reqs))
-    return step
+    new = answered_again(pre, step)
+    if new is step:
+        return step
+    c = step.action[1]
+    rid = pre.up[c][0][1]
+    reqs = tuple(x._replace(answers=x.answers + (("ok", x.mid),)) if x.cid == c and x.rid == rid and not x.orphan else x
+                 for x in new.state.agent.reqs)
+    return with_agent(new, new.state.agent._replace(reqs=reqs))
 
 
 MUTANT = Mutant(

@@ -8,7 +8,9 @@ A rule that read that record would not see the second response; the judge reads 
 from acp_lifecycle.sims.mutate.core import Mutant, broadcast, post
 
 
-def _fix(pre, step):
+def answered_again(pre, step):
+    """The step, where the agent received a $/cancel_request for an answered prompt, with the prompt's
+    success response sent again (nothing else changed)."""
     if step.action[:3] == ("AgentReceive", step.action[1], "cancel_req"):
         c = step.action[1]
         rid = pre.up[c][0][1]
@@ -24,5 +26,5 @@ MUTANT = Mutant(
     ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
     "one_response_per_request",
     "failures",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "_agent_receive", answered_again),),
 )
