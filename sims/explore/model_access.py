@@ -228,3 +228,106 @@ def agent_config(**budgets) -> Config:
     base = Config(name="agent", clients=1, prompts=10_000, alphabet=("a", "/c"), cancels=10_000, resumes=10_000,
                   down_latency=True, hold=True, hook=True, reserve=True, live_only=True, chunks=True)
     return replace(base, **budgets)
+
+
+# --- the live agent (sims/agent): the model's steps taken one by one against a real client ----------------
+
+#: Agent steps a live agent on stdio does not take: it receives only what its client sent (receipt
+#: is driven by the client), it cannot lose its own stdio nor restart, it imports nothing.
+_NOT_LIVE = ("AgentReceive", "AgentResume", "AgentRestart", "AgentImportMessage")
+
+#: The client steps, by the model message they send.
+_CLIENT_ACTION = {"prompt": "ClientSubmitPrompt", "cancel_req": "ClientCancelRequest", "cancel": "ClientCancelSession",
+                  "perm_ans": "ClientAnswerPermission", "resume": "ClientResume"}
+
+
+def live_agent_steps(state: System, steps: list[Step]) -> list[Step]:
+    """The agent's own choices among the enabled steps (no receipt, no fault of the environment).
+
+    Two of the model's steps are left out. A failure that ends work blocked on a permission
+    request: the model has no step that withdraws the request afterwards, and a real client would
+    keep its dialog open for good. A tool call of cancelled work set running (``in_progress``) while
+    the session was last reported ``requires_action``: the model allows it (cancelled work may
+    still update its tool calls), the 2.4.0 rule ``requires_action_then_running`` of ``trace`` does
+    not (progress without ``running``); the live agent keeps to both."""
+    w = state.agent.work
+    blocked = w is not None and w.perm and not w.cancelling
+    waiting = state.agent.fg == "requires_action"
+    return [s for s in steps if s.action[0].startswith("Agent") and s.action[0] not in _NOT_LIVE
+            and not (blocked and s.action[0] == "AgentFailWork")
+            and not (waiting and s.action[0] == "AgentToolCall" and s.action[2] in ("run", "start-running"))]
+
+
+def receipt_steps(steps: list[Step]) -> list[Step]:
+    """The ways the agent may handle the head of client 0's channel."""
+    return [s for s in steps if s.action[0] in ("AgentReceive", "AgentResume") and s.action[1] == 0]
+
+
+def delivery_step(steps: list[Step]) -> Step | None:
+    """The step that hands client 0 the head of the agent's channel to it."""
+    return next((s for s in steps if s.action[0] == "ClientReceive" and s.action[1] == 0), None)
+
+
+def client_step(state: System, steps: list[Step], msg: tuple) -> Step | None:
+    """The model client's step that sends ``msg`` (a model message; a prompt's and a resume's
+    request id are the client's next), or None when a correct client would not send it here."""
+    name = _CLIENT_ACTION[msg[0]]
+    for s in steps:
+        if s.action[0] != name or s.action[1] != 0:
+            continue
+        sent = s.state.up[0][-1]
+        if msg[0] == "prompt" and s.action[2] == msg[2]:
+            return s
+        if msg[0] == "cancel_req" and sent == msg:
+            return s
+        if msg[0] == "cancel":
+            return s
+        if msg[0] == "perm_ans" and sent[1:] == msg[1:]:
+            return s
+        if msg[0] == "resume" and sent[2] == msg[2]:
+            return s
+    return None
+
+
+def forced_client_step(state: System, steps: list[Step], msg: tuple) -> Step:
+    """A client step no correct client takes here, so that its rules can judge it: the model client's
+    step for the same request with the message actually sent, or the message put on the channel."""
+    if msg[0] == "perm_ans":
+        for s in steps:
+            if s.action[0] == "ClientAnswerPermission" and s.action[1:] == (0, msg[1]):
+                return s._replace(state=s.state._replace(up=(s.state.up[0][:-1] + (msg,),) + s.state.up[1:]))
+    if msg[0] == "cancel":
+        w = state.agent.work
+        msg = ("cancel", w.serial if w is not None else 0)
+    nxt = state._replace(up=(state.up[0] + (msg,),) + state.up[1:])
+    return Step((_CLIENT_ACTION[msg[0]], 0, "outside-the-model-client"), nxt, ())
+
+
+def next_request_id(state: System) -> int:
+    """The request id the model client gives its next request."""
+    return state.clients[0].next_rid
+
+
+def message_origin(state: System, mid: int) -> int | None:
+    """The model request id of the prompt message ``mid`` came from (None: no prompt)."""
+    for m in state.agent.conv:
+        if m.mid == mid:
+            return state.agent.reqs[m.origin].rid if m.origin >= 0 else None
+    return None
+
+
+def work_active(state: System) -> bool:
+    return state.agent.work is not None
+
+
+def prompts_open(state: System) -> bool:
+    """A prompt the agent received and has not answered."""
+    return any(not r.answers and not r.orphan for r in state.agent.reqs)
+
+
+def client_obligations(model: Model, state: System) -> list[dict]:
+    """The client's ``eventually`` obligations open at the end (the rules about what a client must still do)."""
+    return [f for f in model.obligations(state) if f["property"] in _CLIENT_OBLIGATIONS]
+
+
+_CLIENT_OBLIGATIONS = ("client_answers_cancelled_permission",)
