@@ -165,26 +165,30 @@ def v2_validator():
 
 
 def check_run(n: int, out, validator) -> str:
-    """Run n live and check it; returns "explained" or "known gap"."""
+    """Run n live and check it: "explained", "known gap", or what is wrong (the record stays in ``out``)."""
     r = live.run(n, out)
-    assert r["client"]["outcome"]["ok"], r["client"]["outcome"].get("failure")
+    if not r["client"]["outcome"]["ok"]:
+        return f"run {n} ({r['policy']}): the SDK client failed: {r['client']['outcome'].get('failure', '')[:300]}"
     entries = transcript(io.StringIO(r["record"].read_text()))
     violations = [f"{f.line}: {f.property}: {f.message}" for f in check_transcript(entries, validator=validator,
                                                                                       rules="rfd+2.4.0")
                   if f.severity == "violation"]
-    assert violations == [], f"run {n} ({r['policy']}): {violations}"
-    assert r["report"]["client_violations"] == 0, r["stderr"]
+    if violations:
+        return f"run {n} ({r['policy']}): trace: {violations}"
+    if r["report"]["client_violations"]:
+        return f"run {n} ({r['policy']}): a client finding: {r['stderr']}"
     e = explain(entries, rules=S240_RULES, complete=True)
     if e.explained:
         return "explained"
-    assert _close_after_resume(entries, e.first_unexplained_line), f"run {n} ({r['policy']}): {e.text()}"
-    return "known gap"
+    if _close_after_resume(entries, e.first_unexplained_line):
+        return "known gap"
+    return f"run {n} ({r['policy']}): trace --model: {e.text()}"
 
 
 @LIVE
 @pytest.mark.parametrize("n", range(8))
 def test_a_sample_of_seeded_runs_passes_trace_and_trace_model(n, tmp_path, v2_validator):
-    check_run(n, tmp_path, v2_validator)
+    assert check_run(n, tmp_path, v2_validator) in ("explained", "known gap")
 
 
 @LIVE
@@ -193,6 +197,8 @@ def test_200_seeded_runs_pass_trace_and_trace_model(tmp_path, v2_validator):
     outcomes = [check_run(n, tmp_path, v2_validator) for n in range(200)]
     print(f"200 runs: {outcomes.count('explained')} explained by the model, {outcomes.count('known gap')} "
           "unexplained only at a session/close after a resume (the model client's known gap)")
+    bad = [o for o in outcomes if o not in ("explained", "known gap")]
+    assert bad == [], f"{len(bad)} of 200 runs (records in {tmp_path}):\n" + "\n".join(bad)
 
 
 @LIVE

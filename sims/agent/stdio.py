@@ -26,6 +26,12 @@ _EOF = object()
 
 class Agent:
     def __init__(self, rules, policy_name: str, seed: int, out, record=None, grace: float = 1.0):
+        if rules.cancel_rejects_held == "must":
+            # 2.4.0 read to the letter, as `trace --model` reads it: the prompts a session/cancel covers
+            # are answered -32800 at some point after it, each a step of its own. ("must" rejects them
+            # all in the step that receives the cancel, before the $/cancel_request of a pending
+            # permission request: an order `trace --model` does not explain.)
+            rules = rules.with_(cancel_rejects_held="later")
         self.rules = rules
         self.policy = policy(policy_name, seed)
         self.budgets = BUDGETS[policy_name]

@@ -99,22 +99,25 @@ try {
       }
     })().catch(() => {});
     const pending = [];
+    let unsettled = 0; // prompts not yet answered
     const actions = 2 + Math.floor(random() * 5);
     for (let i = 0; i < actions; i++) {
       const what = pick(["prompt", "prompt", "prompt", "cancel-request", "cancel", "resume", "wait"]);
       if (what === "prompt" || (what === "cancel-request" && pending.length === 0)) {
         const ac = new AbortController();
         const text = random() < 0.2 ? "/compact" : `question ${i}`;
+        unsettled += 1;
         const p = session.prompt(text, { cancellationSignal: ac.signal }).then(
           (r) => outcome.prompts.push({ text, messageId: r.messageId }),
           (e) => outcome.prompts.push({ text, error: e.code ?? String(e) }),
-        );
+        ).finally(() => { unsettled -= 1; });
         pending.push({ p, ac });
       } else if (what === "cancel-request") {
         pick(pending).ac.abort();
-      } else if (what === "cancel" && answering.size === 0) {
-        // (not while a permission dialog is open: its user stops the work from the dialog, and the
-        // model's client does not answer a request after it sent session/cancel, but cancelled)
+      } else if (what === "cancel" && answering.size === 0 && (last !== "idle" || unsettled > 0)) {
+        // the stop button: only while work runs or a prompt waits (the model's client cancels only
+        // then), and not while a permission dialog is open (its user stops the work from the dialog:
+        // the model's client answers no request after it sent session/cancel, but cancelled)
         await ctx.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
       } else if (what === "resume") {
         const replay = random() < 0.5;
