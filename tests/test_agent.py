@@ -141,16 +141,16 @@ def test_the_command_refuses_an_existing_record_without_force(tmp_path, capsys):
 LIVE = pytest.mark.skipif(bool(live.missing()), reason=live.missing() or "live")
 
 #: Known gap of the model's client (docs/agent.md): it sends session/cancel only while it believes work
-#: runs or a prompt waits, and after a session/resume's response it has received everything before it;
-#: a session/close (trace --model reads it as session/cancel) sent once all is settled after a resume is
-#: then no step of the model's client.
-def _close_after_resume(entries, line: int) -> bool:
+#: runs or a prompt waits. trace --model reads session/close as session/cancel, so a close sent when
+#: nothing is left to cancel is no step of the model's client where the model cannot keep the client
+#: believing otherwise: before any prompt, or after a session/resume (whose response comes after
+#: everything the agent sent before it).
+def _close_with_nothing_to_cancel(entries, line: int) -> bool:
     text = dict(entries)
-    msg = text.get(line, {}).get("msg", {})
-    if text.get(line, {}).get("from") != "client" or msg.get("method") not in ("session/close", "session/cancel"):
+    if text.get(line, {}).get("from") != "client" or text[line].get("msg", {}).get("method") != "session/close":
         return False
-    return any(e.get("from") == "client" and e.get("msg", {}).get("method") == "session/resume"
-               for n, e in entries if n < line)
+    before = [e.get("msg", {}).get("method") for n, e in entries if n < line and e.get("from") == "client"]
+    return "session/resume" in before or "session/prompt" not in before
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +180,7 @@ def check_run(n: int, out, validator) -> str:
     e = explain(entries, rules=S240_RULES, complete=True)
     if e.explained:
         return "explained"
-    if _close_after_resume(entries, e.first_unexplained_line):
+    if _close_with_nothing_to_cancel(entries, e.first_unexplained_line):
         return "known gap"
     return f"run {n} ({r['policy']}): trace --model: {e.text()}"
 
@@ -196,7 +196,7 @@ def test_a_sample_of_seeded_runs_passes_trace_and_trace_model(n, tmp_path, v2_va
 def test_200_seeded_runs_pass_trace_and_trace_model(tmp_path, v2_validator):
     outcomes = [check_run(n, tmp_path, v2_validator) for n in range(200)]
     print(f"200 runs: {outcomes.count('explained')} explained by the model, {outcomes.count('known gap')} "
-          "unexplained only at a session/close after a resume (the model client's known gap)")
+          "unexplained only at a session/close with nothing to cancel (the model client's known gap)")
     bad = [o for o in outcomes if o not in ("explained", "known gap")]
     assert bad == [], f"{len(bad)} of 200 runs (records in {tmp_path}):\n" + "\n".join(bad)
 

@@ -84,7 +84,10 @@ class LiveSession:
                 break
         if step is None:
             step = ma.forced_client_step(self.state, steps, msg)
-            self.notes.append(f"line {line}: no correct client sends {ma.summary(ma.client_message(msg))} here")
+            wire = ma.client_message(msg)
+            if msg[0] == "perm_ans":
+                wire["id"] = f"perm_{self.index}_{msg[1]}"
+            self.notes.append(f"line {line}: no correct client sends {ma.summary(wire)} here")
         for f in self.model.step_findings(self.state, step):
             self.findings.append(dict(f, line=line))
         self.state = step.state
