@@ -46,7 +46,7 @@ def _path(config, member, rules, bug, what) -> tuple[str, list[int]]:
     return model.query(what), what
 
 
-def screenshots(out: str | Path, width: int = 1400, height: int = 1150) -> list[str]:
+def screenshots(out: str | Path, width: int = 1400, height: int = 1450) -> list[str]:
     """Write every screenshot of ``SHOTS`` into ``out``; one line of report per file."""
     browser = chromium()
     if browser is None:
