@@ -42,7 +42,7 @@ def _explore(args) -> int:
         model.walk(path)
     except BadRequest as e:
         raise UsageError(str(e)) from None
-    if args.screenshots:
+    if args.screenshots is not None:
         return _screenshots(args)
     try:
         server = Explorer(args.port)
