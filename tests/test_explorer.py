@@ -137,7 +137,7 @@ def test_path_of_a_check_trace_replays_it():
 
 def test_cli_refuses_bad_input_with_one_line(capsys):
     assert main(["explore", "--config", "nope"]) == 2
-    assert main(["explore", "--path", "0,99"]) == 2
+    assert main(["explore", "--run", "0,99"]) == 2
     assert main(["explore", "--port", "70000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("acp-lifecycle: error: ") for line in err)

@@ -16,7 +16,8 @@ def register(sub) -> None:
     p.add_argument("--member", help="a member of --config (default: its first)")
     p.add_argument("--rules", choices=tuple(RULE_SETS), default="rfd", help="the rule set (default: rfd)")
     p.add_argument("--bug", help="a seeded bug (see `bugs --list`); prints the link to its counterexample")
-    p.add_argument("--path", help="open this run: action indices, as 0,3,1")
+    p.add_argument("--run", dest="indices", metavar="INDICES", help="open this run: the action taken at each step, as 0,3,1 "
+                   "(the page's path)")
     p.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
     p.add_argument("--open", action="store_true", help="open the page in a browser")
     path_argument(p, "--screenshots", kind="out-dir",
@@ -30,15 +31,15 @@ def _explore(args) -> int:
     from acp_lifecycle.sims.explore.model_access import BadRequest, model_for, parse_path
     from acp_lifecycle.sims.explore.server import Explorer
 
-    for option in ("member", "bug", "path"):
-        if getattr(args, option) is not None and not getattr(args, option).strip():
+    for option, dest in (("member", "member"), ("bug", "bug"), ("run", "indices")):
+        if getattr(args, dest) is not None and not getattr(args, dest).strip():
             raise UsageError(f"--{option}: give a value (leave the option out for the default)")
-    args.member, args.bug, args.path = args.member or "", args.bug or "", args.path or ""
+    args.member, args.bug, args.indices = args.member or "", args.bug or "", args.indices or ""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, not {args.port}")
     try:
         model = model_for(args.config, args.member, args.rules, args.bug)
-        path = parse_path(args.path)
+        path = parse_path(args.indices)
         model.walk(path)
     except BadRequest as e:
         raise UsageError(str(e)) from None
