@@ -50,8 +50,8 @@ POSITIONALS: dict[tuple[str, str], str] = {
 #: Options that take a free string for which the empty string is a valid value (none yet).
 EMPTY_OK: set[tuple[str, str]] = set()
 
-#: Subcommands that print no result and so need no --json (record relays an agent's stdout).
-NO_JSON: set[str] = {"record"}
+#: Subcommands that print no result and so need no --json (record relays an agent's stdout; agent speaks JSON-RPC on it).
+NO_JSON: set[str] = {"record", "agent"}
 
 #: A directory no one may create files in, even root (sysfs), when there is one.
 UNWRITABLE = Path("/sys")

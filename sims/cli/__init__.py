@@ -16,13 +16,30 @@ import sys
 from acp_lifecycle.model.config import ConfigError
 from acp_lifecycle.sims.search.explore import TooLarge
 
-from . import bridge, check, diff, fuzz, generate, listings, mutate, probe, record, scenario, schema, trace, variants
+from . import (
+    agent,
+    bridge,
+    check,
+    diff,
+    explore,
+    fuzz,
+    generate,
+    listings,
+    mutate,
+    probe,
+    record,
+    scenario,
+    schema,
+    trace,
+    variants,
+)
 from .common import Parser, UsageError
 
 __all__ = ["main", "UsageError", "subcommands"]
 
 #: In the order ``--help`` lists them.
-_MODULES = (check, fuzz, listings, variants, diff, mutate, scenario, generate, trace, record, bridge, probe, schema)
+_MODULES = (check, fuzz, listings, variants, diff, mutate, scenario, generate, trace, record, bridge, probe, schema,
+            explore, agent)
 
 
 class _Version(argparse.Action):

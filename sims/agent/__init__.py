@@ -1,0 +1,1 @@
+"""`acp-lifecycle agent`: the model agent on stdio (docs/agent.md)."""

@@ -1,0 +1,257 @@
+"""The live model agent on stdio: JSON-RPC lines in, the model agent's choices out, every line recorded.
+
+``run(...)`` reads newline-delimited JSON-RPC from ``stdin`` on a thread of its own and handles
+it on this one, between the agent's own steps (``session.LiveSession``). It answers
+``initialize``, ``session/new``, ``session/list``, ``session/prompt``, ``session/cancel``,
+``$/cancel_request``, ``session/resume`` and ``session/close`` and the client's answers to its
+``session/request_permission``; any other request gets -32601. At end of input it judges what the
+client still owes, writes the report and returns it.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import threading
+import time
+
+from .policy import BUDGETS, policy
+from .session import LiveSession
+
+__all__ = ["Agent", "run"]
+
+_EOF = object()
+
+
+class Agent:
+    def __init__(self, rules, policy_name: str, seed: int, out, record=None, grace: float = 1.0):
+        if rules.cancel_rejects_held == "must":
+            # 2.4.0 read to the letter, as `trace --model` reads it: the prompts a session/cancel covers
+            # are answered -32800 at some point after it, each a step of its own. ("must" rejects them
+            # all in the step that receives the cancel, before the $/cancel_request of a pending
+            # permission request: an order `trace --model` does not explain.)
+            rules = rules.with_(cancel_rejects_held="later")
+        self.rules = rules
+        self.policy = policy(policy_name, seed)
+        self.budgets = BUDGETS[policy_name]
+        self.out, self.record = out, record
+        self.grace = grace
+        self.sessions: dict[str, LiveSession] = {}
+        self.line = 0
+        self.perm_owner: dict[str, tuple[LiveSession, int]] = {}
+
+    # --- output -------------------------------------------------------------------------------
+    def send(self, msg: dict) -> None:
+        text = json.dumps(msg, separators=(",", ":"))
+        self.out.write(text + "\n")
+        self.out.flush()
+        self._log("agent", msg)
+        if msg.get("method") == "session/request_permission":
+            key = msg["params"]["sessionId"]
+            self.perm_owner[msg["id"]] = (self.sessions[key], int(msg["id"].rsplit("_", 1)[1]))
+
+    def _log(self, side: str, msg=None, raw: str | None = None) -> None:
+        self.line += 1
+        if self.record is not None:
+            entry = {"conn": "c0", "from": side}
+            entry.update({"raw": raw} if raw is not None else {"msg": msg})
+            self.record.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            self.record.flush()
+
+    def _answer(self, req: dict, result=None, error: tuple | None = None) -> None:
+        if "id" not in req:
+            return
+        if error is not None:
+            self.send({"jsonrpc": "2.0", "id": req["id"], "error": {"code": error[0], "message": error[1]}})
+        else:
+            self.send({"jsonrpc": "2.0", "id": req["id"], "result": result if result is not None else {}})
+
+    # --- input --------------------------------------------------------------------------------
+    def handle(self, text: str) -> None:
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            self._log("client", raw=text)
+            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+            return
+        self._log("client", msg)
+        if not isinstance(msg, dict):
+            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+            return
+        now = time.monotonic()
+        if "method" not in msg:
+            self._response(msg, now)
+            return
+        method, params = msg["method"], msg.get("params") or {}
+        handler = _METHODS.get(method)
+        if handler is None:
+            if "id" in msg:
+                self._answer(msg, error=(-32601, f"Method not found: {method}"))
+            return
+        handler(self, msg, params if isinstance(params, dict) else {}, now)
+
+    def _session(self, msg: dict, params: dict) -> LiveSession | None:
+        s = self.sessions.get(params.get("sessionId"))
+        if s is None or s.closed:
+            self._answer(msg, error=(-32602, f"Unknown session: {params.get('sessionId')!r}"))
+            return None
+        return s
+
+    def _emit(self, messages: list[dict] | None) -> None:
+        for m in messages or ():
+            self.send(m)
+
+    def _response(self, msg: dict, now: float) -> None:
+        owner = self.perm_owner.pop(msg.get("id"), None) if isinstance(msg.get("id"), str) else None
+        if owner is None:
+            return  # an answer to nothing the agent asked: ignored
+        session, pid = owner
+        if session.closed:
+            return
+        result = msg.get("result") if isinstance(msg.get("result"), dict) else {}
+        outcome = (result.get("outcome") or {}).get("outcome") if isinstance(result.get("outcome"), dict) else None
+        self._emit(session.permission_answer(pid, "selected" if outcome == "selected" else "cancelled", self.line, now))
+
+    # --- the agent's own steps ------------------------------------------------------------------
+    def busy(self) -> list[LiveSession]:
+        return [s for s in self.sessions.values() if s.agent_steps()]
+
+    def tick(self, wait: bool = True) -> str:
+        """Take one agent step in a session that has one: "step"; or "wait" (the policy waits a tick);
+        or "" (no session has a step to take)."""
+        busy = self.busy()
+        if not busy:
+            return ""
+        if wait and self.policy.waits():
+            return "wait"
+        self._emit(self.policy.rng.choice(busy).act())
+        return "step"
+
+    def finish(self) -> dict:
+        for s in self.sessions.values():
+            s.finish()
+        return report(self)
+
+
+def _initialize(agent: Agent, msg, params, now) -> None:
+    from acp_lifecycle import __version__
+
+    agent._answer(msg, {"protocolVersion": 2,
+                        "info": {"name": "acp-lifecycle-agent", "title": "The acp-lifecycle model agent",
+                                 "version": __version__},
+                        "capabilities": {"session": {}}, "authMethods": []})
+
+
+def _new(agent: Agent, msg, params, now) -> None:
+    key = f"sess_{len(agent.sessions) + 1}"
+    agent.sessions[key] = LiveSession(key, len(agent.sessions) + 1, agent.rules, agent.budgets, agent.policy.choose,
+                                      agent.grace)
+    agent._answer(msg, {"sessionId": key})
+
+
+def _list(agent: Agent, msg, params, now) -> None:
+    agent._answer(msg, {"sessions": [{"sessionId": k, "cwd": "/"} for k, s in agent.sessions.items() if not s.closed]})
+
+
+def _prompt(agent: Agent, msg, params, now) -> None:
+    s = agent._session(msg, params)
+    blocks = params.get("prompt")
+    if s is None:
+        return
+    if "id" not in msg or not isinstance(blocks, list) or not blocks:
+        agent._answer(msg, error=(-32602, "Invalid params: a prompt needs at least one content block"))
+        return
+    agent._emit(s.prompt(msg["id"], blocks, agent.line, now))
+
+
+def _cancel(agent: Agent, msg, params, now) -> None:
+    s = agent.sessions.get(params.get("sessionId"))
+    if s is not None and not s.closed:
+        agent._emit(s.cancel(agent.line, now))
+
+
+def _cancel_request(agent: Agent, msg, params, now) -> None:
+    rid = params.get("requestId")
+    for s in agent.sessions.values():
+        if not s.closed:
+            out = s.cancel_request(rid, agent.line, now)
+            if out is not None:
+                agent._emit(out)
+                return
+
+
+def _resume(agent: Agent, msg, params, now) -> None:
+    s = agent._session(msg, params)
+    if s is None or "id" not in msg:
+        return
+    replay = params.get("replayFrom")
+    if replay is not None and replay != {"type": "start"}:
+        agent._answer(msg, error=(-32602, "Invalid params: replayFrom must be {type: start}"))
+        return
+    agent._emit(s.resume(msg["id"], replay is not None, agent.line, now))
+
+
+def _close(agent: Agent, msg, params, now) -> None:
+    s = agent._session(msg, params)
+    if s is None:
+        return
+    agent._emit(s.close())
+    agent._answer(msg, {})
+
+
+_METHODS = {"initialize": _initialize, "session/new": _new, "session/list": _list, "session/prompt": _prompt,
+            "session/cancel": _cancel, "$/cancel_request": _cancel_request, "session/resume": _resume,
+            "session/close": _close}
+
+
+def report(agent: Agent) -> dict:
+    """What the agent did and what it found of the client's side."""
+    sessions = []
+    for s in agent.sessions.values():
+        sessions.append({"session": s.key, "steps": s.steps, "closed": s.closed,
+                         "client_findings": s.findings, "notes": s.notes})
+    return {"policy": agent.policy.name, "seed": agent.policy.seed, "rules": agent.rules.name,
+            "lines": agent.line, "sessions": sessions,
+            "client_violations": sum(len(s["client_findings"]) for s in sessions)}
+
+
+def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None, grace: float = 1.0,
+        idle_timeout: float | None = None) -> dict:
+    """Serve one connection until end of input (or ``idle_timeout`` seconds without a message); the report."""
+    stdin = stdin or sys.stdin
+    agent = Agent(rules, policy_name, seed, stdout or sys.stdout, record, grace)
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for raw in stdin:
+            raw = raw.rstrip("\r\n")
+            if raw.strip():
+                lines.put(raw)
+        lines.put(_EOF)
+
+    threading.Thread(target=read, name="stdin", daemon=True).start()
+    last = time.monotonic()
+    while True:
+        did = agent.tick()
+        try:
+            if did == "step":
+                item = lines.get_nowait()
+            else:
+                item = lines.get(timeout=agent.policy.pause() if did == "wait" else (idle_timeout or 3600))
+        except queue.Empty:
+            if not did and idle_timeout is not None and time.monotonic() - last >= idle_timeout:
+                break
+            continue
+        if item is _EOF:
+            break
+        last = time.monotonic()
+        agent.handle(item)
+    # End of input: the agent finishes what it can do alone (its output may still be read: `cat | agent`).
+    try:
+        for _ in range(10_000):
+            if agent.tick(wait=False) != "step":
+                break
+    except (BrokenPipeError, OSError):
+        pass
+    return agent.finish()

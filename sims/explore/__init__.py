@@ -1,0 +1,1 @@
+"""`acp-lifecycle explore`: the model in a browser (docs/explore.md)."""

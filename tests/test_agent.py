@@ -1,0 +1,214 @@
+"""`acp-lifecycle agent`: the model agent on stdio.
+
+Offline: the agent driven in this process by scripted JSON-RPC lines (a correct client, and one that
+answers a cancelled permission request ``selected``). Live (node and ``npm ci --prefix
+tests/agent/gen``): a scripted v2 client on the official TypeScript SDK against the agent, each
+run's record checked by ``trace`` (the rules, the schema when there is one) and ``trace --model``;
+a sample here, 200 runs with ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from acp_lifecycle.model.config import S240_RULES
+from acp_lifecycle.sims.agent.policy import Policy
+from acp_lifecycle.sims.agent.stdio import Agent, run
+from acp_lifecycle.sims.cli import main
+from acp_lifecycle.sims.wire.modeltrace import explain
+from acp_lifecycle.sims.wire.transcript import check_transcript, parse_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "agent"))
+import agent_live as live  # noqa: E402
+
+
+def rpc(id_, method, **params):
+    msg = {"jsonrpc": "2.0", "method": method, "params": params}
+    if id_ is not None:
+        msg["id"] = id_
+    return json.dumps(msg)
+
+
+OPEN = [rpc(0, "initialize", protocolVersion=2, info={"name": "t", "version": "1"}, capabilities={}),
+        rpc(1, "session/new", cwd="/tmp", mcpServers=[])]
+
+
+def prompt(id_, text):
+    return rpc(id_, "session/prompt", sessionId="sess_1", prompt=[{"type": "text", "text": text}])
+
+
+def transcript(record: io.StringIO):
+    return parse_text(record.getvalue())
+
+
+def test_an_eager_agent_answers_echoes_and_ends_the_work():
+    out, record = io.StringIO(), io.StringIO()
+    report = run(S240_RULES, "eager", 0, io.StringIO("\n".join(OPEN + [prompt(2, "hello"), prompt(3, "/compact")]) + "\n"),
+                 out, record)
+    sent = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert sent[0]["result"]["protocolVersion"] == 2 and sent[1]["result"] == {"sessionId": "sess_1"}
+    kinds = [m.get("params", {}).get("update", {}).get("sessionUpdate") or ("result", m.get("id")) for m in sent[2:]]
+    # the eager agent inserts each prompt, answers it, echoes it whole, works, and ends idle
+    assert sorted(map(str, kinds)) == sorted(map(str, [("result", 2), ("result", 3)] + ["user_message"] * 2 +
+                                                 ["state_update"] * (len(kinds) - 4)))
+    assert kinds.index(("result", 2)) < kinds.index("user_message")
+    echoes = [m["params"]["update"] for m in sent if m.get("params", {}).get("update", {}).get("sessionUpdate") == "user_message"]
+    assert [(e["messageId"], e["content"]) for e in echoes] == [
+        ("msg_1", [{"type": "text", "text": "hello"}]), ("msg_2", [{"type": "text", "text": "/compact"}])]
+    assert sent[-1]["params"]["update"] == {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+    entries = transcript(record)
+    assert len(entries) == report["lines"] == 4 + len(sent)
+    assert [f for f in check_transcript(entries, rules="rfd+2.4.0") if f.severity == "violation"] == []
+    assert explain(entries, rules=S240_RULES, complete=True).explained
+    assert report["client_violations"] == 0
+
+
+class _Blocking(Policy):
+    """An agent that inserts, answers and echoes, then starts the work blocked on a permission request."""
+
+    ORDER = ("AgentInsert", "AgentRespond", "AgentEcho", "AgentBeginWork", "AgentEndWork")
+
+    def choose(self, steps):
+        def rank(s):
+            a = s.action
+            blocked = a[0] == "AgentBeginWork" and "blocked" in a
+            return (self.ORDER.index(a[0]) if a[0] in self.ORDER else 9, not blocked, "queued" in a, "chunk" in a)
+        return min(steps, key=rank)
+
+
+def _permission_run(answer_after_cancel: str):
+    """A client that stops work blocked on a permission request, then answers it ``answer_after_cancel``."""
+    out = io.StringIO()
+    agent = Agent(S240_RULES, "lazy", 0, out, io.StringIO(), grace=0.0)  # lazy: a permission budget
+    agent.policy = _Blocking("blocking", 0, 0.0, 0.0)
+    for line in OPEN + [prompt(2, "run the tests")]:
+        agent.handle(line)
+    for s in agent.sessions.values():
+        s.choose = agent.policy.choose
+    while agent.tick() == "step":
+        pass
+    sent = [json.loads(line) for line in out.getvalue().splitlines()]
+    perm = next(m for m in sent if m.get("method") == "session/request_permission")
+    agent.handle(rpc(None, "session/cancel", sessionId="sess_1"))
+    cancelled = [json.loads(line) for line in out.getvalue().splitlines()][len(sent):]
+    assert {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": perm["id"]}} in cancelled
+    time.sleep(0.01)
+    outcome = {"outcome": "cancelled"} if answer_after_cancel == "cancelled" else {"outcome": "selected", "optionId": "allow"}
+    agent.handle(json.dumps({"jsonrpc": "2.0", "id": perm["id"], "result": {"outcome": outcome}}))
+    while agent.tick() == "step":
+        pass
+    return agent.finish()
+
+
+def test_a_client_that_answers_a_cancelled_permission_request_selected_is_reported():
+    report = _permission_run("selected")
+    assert report["client_violations"] == 1
+    (finding,) = report["sessions"][0]["client_findings"]
+    assert finding["property"] == "cancelled_permission_answered_cancelled" and finding["line"] == report["lines"] - 1 or \
+        finding["property"] == "cancelled_permission_answered_cancelled"
+    assert "with 'selected'" in finding["message"]
+
+
+def test_a_client_that_answers_it_cancelled_is_not():
+    report = _permission_run("cancelled")
+    assert report["client_violations"] == 0 and report["sessions"][0]["notes"] == []
+
+
+def test_unknown_methods_and_bad_lines_get_json_rpc_errors():
+    out = io.StringIO()
+    run(S240_RULES, "eager", 0, io.StringIO("\n".join(OPEN + ["{not json", rpc(7, "session/fork"),
+                                                                     prompt(8, "x").replace("sess_1", "sess_9")]) + "\n"), out)
+    errors = [json.loads(line)["error"]["code"] for line in out.getvalue().splitlines() if "error" in line]
+    assert errors == [-32700, -32601, -32602]
+
+
+def test_the_command_refuses_an_existing_record_without_force(tmp_path, capsys):
+    existing = tmp_path / "run.jsonl"
+    existing.write_text("keep me\n")
+    assert main(["agent", "--record", str(existing)]) == 2
+    assert existing.read_text() == "keep me\n"
+    assert "exists; pass --force" in capsys.readouterr().err
+
+
+# --- live: the official TypeScript SDK's v2 client ------------------------------------------------------
+
+LIVE = pytest.mark.skipif(bool(live.missing()), reason=live.missing() or "live")
+
+#: Known gap of the model's client (docs/agent.md): it sends session/cancel only while it believes work
+#: runs or a prompt waits. trace --model reads session/close as session/cancel, so a close sent when
+#: nothing is left to cancel is no step of the model's client where the model cannot keep the client
+#: believing otherwise: before any prompt, or after a session/resume (whose response comes after
+#: everything the agent sent before it).
+def _close_with_nothing_to_cancel(entries, line: int) -> bool:
+    text = dict(entries)
+    if text.get(line, {}).get("from") != "client" or text[line].get("msg", {}).get("method") != "session/close":
+        return False
+    before = [e.get("msg", {}).get("method") for n, e in entries if n < line and e.get("from") == "client"]
+    return "session/resume" in before or "session/prompt" not in before
+
+
+@pytest.fixture(scope="module")
+def v2_validator():
+    from acp_lifecycle.sims.wire.schema import SchemaError, Validator
+    from acp_lifecycle.sims.wire.schema_source import pull
+
+    try:
+        return Validator(pull(version="v2"))
+    except SchemaError:
+        return None  # trace's rules still run; conftest says why the schema is missing
+
+
+def check_run(n: int, out, validator) -> str:
+    """Run n live and check it: "explained", "known gap", or what is wrong (the record stays in ``out``)."""
+    r = live.run(n, out)
+    if not r["client"]["outcome"]["ok"]:
+        return f"run {n} ({r['policy']}): the SDK client failed: {r['client']['outcome'].get('failure', '')[:300]}"
+    entries = transcript(io.StringIO(r["record"].read_text()))
+    violations = [f"{f.line}: {f.property}: {f.message}" for f in check_transcript(entries, validator=validator,
+                                                                                      rules="rfd+2.4.0")
+                  if f.severity == "violation"]
+    if violations:
+        return f"run {n} ({r['policy']}): trace: {violations}"
+    if r["report"]["client_violations"]:
+        return f"run {n} ({r['policy']}): a client finding: {r['stderr']}"
+    e = explain(entries, rules=S240_RULES, complete=True)
+    if e.explained:
+        return "explained"
+    if _close_with_nothing_to_cancel(entries, e.first_unexplained_line):
+        return "known gap"
+    return f"run {n} ({r['policy']}): trace --model: {e.text()}"
+
+
+@LIVE
+@pytest.mark.parametrize("n", range(8))
+def test_a_sample_of_seeded_runs_passes_trace_and_trace_model(n, tmp_path, v2_validator):
+    assert check_run(n, tmp_path, v2_validator) in ("explained", "known gap")
+
+
+@LIVE
+@pytest.mark.slow
+def test_200_seeded_runs_pass_trace_and_trace_model(tmp_path, v2_validator):
+    outcomes = [check_run(n, tmp_path, v2_validator) for n in range(200)]
+    print(f"200 runs: {outcomes.count('explained')} explained by the model, {outcomes.count('known gap')} "
+          "unexplained only at a session/close with nothing to cancel (the model client's known gap)")
+    bad = [o for o in outcomes if o not in ("explained", "known gap")]
+    assert bad == [], f"{len(bad)} of 200 runs (records in {tmp_path}):\n" + "\n".join(bad)
+
+
+@LIVE
+def test_a_broken_sdk_client_gets_its_violation_reported(tmp_path):
+    for n in range(10):  # the first adversarial seed whose agent asks permission
+        r = live.run(n, tmp_path, broken=True, policy="adversarial")
+        if "selected after cancel" in r["client"]["outcome"]["permissions"]:
+            break
+    else:
+        pytest.fail("no run of ten asked for permission")
+    findings = [f for s in r["report"]["sessions"] for f in s["client_findings"]]
+    assert findings and {f["property"] for f in findings} == {"cancelled_permission_answered_cancelled"}
+    assert "cancelled_permission_answered_cancelled (MUST): client 0 answered permission request" in r["stderr"]
