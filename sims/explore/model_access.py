@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.config import RULE_SETS, Config, ConfigError, Rules
 from acp_lifecycle.model.properties import PROPERTIES, Property
-from acp_lifecycle.model.system import Step, System, initial_state, successors
+from acp_lifecycle.model.spec import Lifecycle
+from acp_lifecycle.model.system import Step, System
 from acp_lifecycle.model.wire import agent_message, client_message, step_messages, summary
 
 __all__ = [
@@ -56,12 +57,17 @@ class Model:
     rule_set: str
     bug: str = ""
 
-    # --- stepping -----------------------------------------------------------------
+    # --- stepping: through the model object (model/spec.py) ------------------------
+    @property
+    def model(self) -> Lifecycle:
+        return Lifecycle(self.cfg, self.rules)
+
     def initial(self) -> System:
-        return initial_state(self.cfg)
+        (s,) = self.model.init_states()
+        return s
 
     def successors(self, state: System) -> list[Step]:
-        return successors(state, self.cfg, self.rules)
+        return self.model.next_steps(state)
 
     def walk(self, path: list[int]) -> list[tuple[System, Step]]:
         """The run a list of action indices names: ``[(pre-state, step), ...]``; BadRequest if it names none."""
