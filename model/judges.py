@@ -104,9 +104,10 @@ class ResumeRequest(NamedTuple):
 
 
 class ResumeResult(NamedTuple):
-    """The response to ``session/resume`` (success or error)."""
+    """The response to ``session/resume`` (``ok``: a success)."""
 
     rid: object
+    ok: bool = True
 
 
 class Response(NamedTuple):
@@ -427,6 +428,22 @@ def _tools_terminal_before_error_idle(t: _Tools, rec):
     return t, ""
 
 
+def _resume_snapshot_before_response(state, rec):
+    """state: None outside a resume window, else whether a state_update came since the request."""
+    t = type(rec)
+    if t is ResumeRequest:
+        return False, ""
+    if t is StateUpdate:
+        return (True if state is False else state), ""
+    if t is ResumeResult:
+        why = "the session/resume response is not preceded by a state_update after the request" if (
+            state is False and rec.ok) else ""
+        return None, why
+    if t is Closed:
+        return None, ""
+    return state, ""
+
+
 _RESUME = (ResumeRequest, ResumeResult, Closed)
 _REQUESTS = (Request, CancelRequest, PromptResult, PromptError, ResumeResult, Response, Closed)
 
@@ -477,6 +494,11 @@ JUDGES: dict[str, Judge] = {
               "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",), (StateUpdate, ToolUpdate) + _RESUME, None, ("state",),
               ("sometimes_unfinished_tool_at_failure",), per="view", start=_Tools(),
               step=_tools_terminal_before_error_idle),
+        Judge("resume_snapshot_before_response", "MUST", "2.4.0",
+              "a state_update comes after the resume request (and any replay) and before its response",
+              ("S240-RESUME-STATE-BEFORE-RESPONSE", "S240-STATE-RESUME-SNAPSHOT", "RFD-OPEN-RESUME-STATE"),
+              (StateUpdate,) + _RESUME, None, ("resumed",), ("sometimes_client_resumed",), per="view",
+              step=_resume_snapshot_before_response),
         Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
               ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("um", "chunk"),
               ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),

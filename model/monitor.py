@@ -602,7 +602,7 @@ class Monitor:
         resume = view.resume if view is not None else None
         if view is not None:
             view.resume = None
-            self._feed(n, view.judged, ResumeResult(None))
+            self._feed(n, view.judged, ResumeResult(None, ok))
         if resume is None:
             return
         if not resume.cursor_ok:
@@ -615,10 +615,7 @@ class Monitor:
                 del conn.views[key]
             return
         if not resume.snapshot:
-            self._add(n, "resumed_client_sees_current_state",
-                      f"the session/resume response (request on line {resume.line}) is not preceded by a state_update "
-                      "after the request")
-            return
+            return  # the judge resume_snapshot_before_response said so
         if resume.created_view:
             # Connections already attached have been told the session's state: the snapshot must agree.
             for other in self.conns.values():

@@ -184,9 +184,7 @@ _RULES = (
          "a background item's final status comes before the snapshot that drops it",
          ("S240-BACKGROUND-FINAL-BEFORE-REMOVAL",)),
     # --- resume and replay ---------------------------------------------------------
-    Rule("resumed_client_sees_current_state", "MUST", "2.4.0",
-         "a state_update comes after the resume request (and any replay) and before its response",
-         ("S240-RESUME-STATE-BEFORE-RESPONSE", "S240-STATE-RESUME-SNAPSHOT", "RFD-OPEN-RESUME-STATE")),
+    _judge_rule("resume_snapshot_before_response"),
     Rule("snapshot_after_replay", "MUST", "2.4.0", "the resume snapshot follows the replayed messages",
          ("S240-STATE-RESUME-SNAPSHOT",)),
     Rule("resume_snapshot_is_current", "MUST", "2.4.0",

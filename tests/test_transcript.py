@@ -148,7 +148,7 @@ def test_a_thousand_random_walks_of_the_correct_model_are_clean(variant):
     # RFD's rules the resume snapshot is an open question; the model agent explores the error idle
     # without details (RFD-ERROR-OPTIONAL, "optional and nullable", against the SHOULD beside it) and,
     # under the RFD's rules, a failure's idle without a stop reason (a SHOULD of 2.4.0): warnings only.
-    assert seen <= {"pending_permissions_cancelled", "resumed_client_sees_current_state",
+    assert seen <= {"pending_permissions_cancelled", "resume_snapshot_before_response",
                     "error_idle_has_details", "stop_reason_when_work_ends"}
 
 
@@ -246,8 +246,8 @@ def test_cancel_that_waits_for_a_permission_answer_never_ends():
 
 def test_the_resume_snapshot_is_a_violation_under_2_4_0_and_a_warning_under_the_rfd():
     items = [*INIT, ("client", _req(1, "session/resume", sessionId="s", cwd="/w")), ("agent", _ok(1))]
-    assert _found(items) == [(4, "resumed_client_sees_current_state", "violation")]
-    assert _found(items, rules="rfd") == [(4, "resumed_client_sees_current_state", "warning")]
+    assert _found(items) == [(4, "resume_snapshot_before_response", "violation")]
+    assert _found(items, rules="rfd") == [(4, "resume_snapshot_before_response", "warning")]
     items.insert(3, ("agent", _upd("s", sessionUpdate="state_update", state="idle")))
     assert _found(items) == []
 

@@ -87,8 +87,9 @@ def test_regress_fails_with_a_readable_diff_when_a_rule_of_a_variant_changes(mon
     out = capsys.readouterr().out
     assert code == 1
     assert "rfd+2.4.0 / resumed_client_sees_current_state: was holds, now violated (7 steps)" in out
+    assert "rfd+2.4.0 / resume_snapshot_before_response: was holds, now violated (2 steps)" in out  # the wire's half
     assert "session/resume" in out  # the new counterexample, as JSON-RPC
-    assert "1 verdict(s) differ" in out
+    assert "2 verdict(s) differ" in out
 
 
 def test_regress_accept_rewrites_a_copy_only_when_told(monkeypatch, capsys, tmp_path):

@@ -30,7 +30,7 @@ WHY_NOT_A_JUDGE: dict[str, str] = {
     "distinct_message_ids": _TWICE + " (the model's also covers IDs no response carries: imported messages)",
     "every_inserted_message_echoed": _TWICE + " (the model's reaches every client attached at insertion)",
     "cancelled_work_ends_cancelled": _TWICE + " (a session/cancel on one connection ends work every connection sees)",
-    "resumed_client_sees_current_state": _TWICE,
+    "resumed_client_sees_current_state": _CLIENT + " (the snapshot on the wire is the judge resume_snapshot_before_response)",
     "echo_names_an_inserted_message": _INSERTION,
     "rejected_submission_never_echoed": "an ID assigned in advance to a rejected prompt is known only inside the agent",
     "failed_work_ends_with_error_idle": _CAUSE,

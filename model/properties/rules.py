@@ -522,6 +522,9 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     return None
 
 
+_judged("resume_snapshot_before_response")
+
+
 @_prop("always", expect="open_question", witnesses=("sometimes_client_resumed",), expect_240="must_hold")
 def resumed_client_sees_current_state(s: System):
     """A resumed client that has received everything sent to it sees the current foreground state."""

@@ -453,7 +453,7 @@ def _(t):
     return done + 1
 
 
-@mutation("resume-without-snapshot", "resume-replay", "resumed_client_sees_current_state",
+@mutation("resume-without-snapshot", "resume-replay", "resume_snapshot_before_response",
           "the resume response comes without a state_update after the replay")
 def _(t):
     i = t.find(update("state_update", conn="c2"))
