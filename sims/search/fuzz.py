@@ -406,7 +406,9 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
     from acp_lifecycle.model.properties import BY_ID
 
     prop = BY_ID[prop_id]
-    others = [p for p in PROPERTIES if p.expect == "must_hold" and p.kind in ("step", "always") and p is not prop]
+    # the other rules of this rule set (a rule of the 2.4.0 text is none under rfd)
+    others = [p for p in PROPERTIES if p.expectation(rules) == "must_hold" and p.kind in ("step", "always")
+              and p is not prop]
     labels = [step.action for _, step in trace]
     best, message = None, None
     start = time.perf_counter()
