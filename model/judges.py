@@ -20,8 +20,11 @@ A judge reads one message at a time (``per="message"``), or keeps a state of its
 what one connection carried (``per="connection"``: JSON-RPC ids are per connection), or one
 session on one connection (``per="view"``), in the order the agent sent and received it: a
 history variable, like TLA+'s, kept in the explored state (``System.seen``) and renamed with
-it by the symmetry reduction. Rules still defined twice (a model property and a wire rule,
-listed in ``tests/test_judges.py``) move here one by one (issue 21).
+it by the symmetry reduction. A judge of a whole session (``per="session"``) keeps its state per
+connection too, but reads what every connection of the session carried: a ``session/cancel`` on
+one connection ends the work every connection sees, a message inserted while a connection is in
+the session is owed to it. No rule id is defined both here and elsewhere
+(``tests/test_judges.py``).
 
 >>> JUDGES["error_only_with_error_stop_reason"].judge(StateUpdate("idle", "end_turn", -32603))
 "an idle with stopReason 'end_turn' carries an error object"
@@ -47,6 +50,7 @@ __all__ = [
     "Response",
     "ResumeRequest",
     "ResumeResult",
+    "SessionCancel",
     "StateUpdate",
     "ToolUpdate",
     "UserChunk",
@@ -136,6 +140,10 @@ class Closed(NamedTuple):
     """The connection is gone."""
 
 
+class SessionCancel(NamedTuple):
+    """A ``session/cancel`` notification, by the client."""
+
+
 class StateUpdate(NamedTuple):
     """A ``state_update`` session update, as sent by the agent."""
 
@@ -181,17 +189,24 @@ class Judge:
     #: the witnesses of the property built from it
     witnesses: tuple[str, ...] = ()
     #: "message" (reads one message), "connection" or "view" (keeps a state over what one
-    #: connection, or one session on one connection, carried)
+    #: connection, or one session on one connection, carried), or "session" (keeps a state per
+    #: session on one connection, like "view", but reads what every connection of the session
+    #: carried: ``step(state, record, mine)``, ``mine`` telling whether the record was carried on
+    #: the state's own connection; it finds something wrong only in a record that is ``mine``)
     per: str = "message"
     #: the state at the start of a connection
     start: object = None
-    #: ``(state, record) -> (state, what is wrong)``, for a judge with a state
+    #: ``(state, record) -> (state, what is wrong)``, for a judge with a state (``per="session"``:
+    #: ``(state, record, mine)``)
     step: Callable | None = None
     #: ``(state, f) -> state`` with every message ID renamed by ``f`` (symmetry)
     rename: Callable | None = None
     #: for a rule about what must happen in the end: ``state -> [((asker, rid), what is owed), ...]``,
     #: the obligations still open (``check``: an ``eventually`` property; ``trace``: at the end of the log)
     owes: Callable | None = None
+    #: for a judge of a whole session: ``state -> state``, the state of a connection that joins the
+    #: session later, from the state of one already in it (the start when None)
+    join: Callable | None = None
 
     @property
     def types(self) -> tuple:
@@ -254,6 +269,8 @@ def _one_response_per_request(state: tuple, rec):
 
 def _with(state: tuple, item) -> tuple:
     """A sorted tuple with one more item (sorted tuples compare in one total order, unlike sets)."""
+    if item in state:
+        return state
     try:
         return tuple(sorted(state + (item,)))
     except TypeError:  # ids of different JSON types in one transcript
@@ -444,6 +461,126 @@ def _resume_snapshot_before_response(state, rec):
     return state, ""
 
 
+# --- judges of a whole session (per="session") ---------------------------------------------
+
+
+class _Ids(NamedTuple):
+    """What one connection knows of a session's message IDs."""
+
+    returned: tuple = ()  # every messageId a session/prompt success carried, on any connection
+    replayed: tuple = ()  # IDs a resume replayed on this connection (messages inserted before it)
+    here: tuple = ()  # ((request id, messageId), ...) of the successes on this connection
+    pending: int = 0  # this connection's session/prompt requests not answered yet
+
+
+def _distinct_message_ids(t: _Ids, rec, mine: bool):
+    """A messageId names one message: no success carries one that another success carried, or
+    one a replay on this connection showed while none of its prompts was pending (a replay
+    shows messages inserted before it; the connection's later prompts are inserted after)."""
+    k = type(rec)
+    if k is PromptResult:
+        mid, why = rec.message_id, ""
+        if mine:
+            t = t._replace(pending=max(t.pending - 1, 0))
+        if mid is None or mid == 0:
+            return t, ""
+        if mine and (rec.rid, mid) in t.here:
+            return t, ""  # the same answer again: one_response_per_request says so
+        if mine:
+            t = t._replace(here=_with(t.here, (rec.rid, mid)))
+        if mine and mid in t.returned:
+            why = f"messageId {mid} was already returned for another submission"
+        elif mine and mid in t.replayed:
+            why = f"messageId {mid} was already replayed on this connection for another message"
+        return (t if mid in t.returned else t._replace(returned=_with(t.returned, mid))), why
+    if not mine:
+        return t, ""
+    if k is Request:
+        return (t._replace(pending=t.pending + 1) if rec.method == "session/prompt" else t), ""
+    if k is PromptError:
+        return t._replace(pending=max(t.pending - 1, 0)), ""
+    if k is Closed:
+        return t._replace(pending=0), ""
+    if (k is UserMessage or k is UserChunk) and rec.replay and not t.pending:
+        mid = rec.message_id
+        if mid not in t.replayed and mid not in t.returned:
+            return t._replace(replayed=_with(t.replayed, mid)), ""
+    return t, ""
+
+
+def _rename_ids(t: _Ids, f) -> _Ids:
+    return t._replace(returned=tuple(sorted(f(m) for m in t.returned)), replayed=tuple(sorted(f(m) for m in t.replayed)),
+                      here=tuple(sorted((r, f(m)) for r, m in t.here)))
+
+
+class _Echo(NamedTuple):
+    """What one connection is owed of a session's user messages."""
+
+    attached: bool = True  # the connection is in the session (a new session's clients are)
+    owed: tuple = ()  # IDs of messages inserted while attached and not reported here yet
+    known: tuple = ()  # IDs reported here or owed here already
+
+
+def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
+    """A message inserted while the connection is in the session is reported on it by
+    user_message(_chunk), unless the connection goes. Insertion shows as the success that
+    carries its ID, or as its first live report, on any connection."""
+    k = type(rec)
+    if k is UserMessage or k is UserChunk:
+        mid = rec.message_id
+        if mine:
+            if mid in t.known and mid not in t.owed:
+                return t, ""
+            return t._replace(owed=tuple(m for m in t.owed if m != mid), known=_with(t.known, mid)), ""
+        if rec.replay:
+            return t, ""
+    elif k is PromptResult:
+        mid = rec.message_id
+        if mid is None or mid == 0:
+            return t, ""
+    elif mine and k is Closed:
+        return t._replace(attached=False, owed=()), ""
+    elif mine and k is ResumeRequest:  # in the session again only once the resume succeeds
+        return t._replace(attached=False, owed=()), ""
+    elif mine and k is ResumeResult:
+        return (t._replace(attached=True) if rec.ok else t), ""
+    else:
+        return t, ""
+    if not t.attached or mid in t.known:
+        return t, ""
+    return t._replace(owed=_with(t.owed, mid), known=_with(t.known, mid)), ""
+
+
+def _owes_echoes(t: _Echo) -> list:
+    return [(mid, f"message {mid} was inserted and never reported by user_message(_chunk)") for mid in t.owed]
+
+
+def _rename_echo(t: _Echo, f) -> _Echo:
+    return t._replace(owed=tuple(sorted(f(m) for m in t.owed)), known=tuple(sorted(f(m) for m in t.known)))
+
+
+def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
+    """state: (the connection was last told of work in progress, a session/cancel came since)."""
+    k = type(rec)
+    working, cancelled = state
+    if k is SessionCancel:
+        return ((working, True) if working and not cancelled else state), ""
+    if not mine:
+        return state, ""
+    if k is Closed:
+        return (False, False), ""
+    if k is not StateUpdate:
+        return state, ""
+    if rec.state in _WORKING:
+        return (True, cancelled), ""
+    if rec.state != "idle":
+        return state, ""
+    why = ""
+    if working and cancelled and rec.stop_reason not in (None, "cancelled"):
+        why = f"work cancelled by session/cancel ended with stopReason {rec.stop_reason!r}"
+    return (False, False), why
+
+
 _RESUME = (ResumeRequest, ResumeResult, Closed)
 _REQUESTS = (Request, CancelRequest, PromptResult, PromptError, ResumeResult, Response, Closed)
 
@@ -499,6 +636,29 @@ JUDGES: dict[str, Judge] = {
               ("S240-RESUME-STATE-BEFORE-RESPONSE", "S240-STATE-RESUME-SNAPSHOT", "RFD-OPEN-RESUME-STATE"),
               (StateUpdate,) + _RESUME, None, ("resumed",), ("sometimes_client_resumed",), per="view",
               step=_resume_snapshot_before_response),
+        Judge("distinct_message_ids", "MUST", "rfd",
+              "each accepted submission gets a messageId unique in its session, never reused (also across restart)",
+              ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE"),
+              (PromptResult, PromptError, Request, UserMessage, UserChunk, Closed), None, ("ok",),
+              ("sometimes_identical_prompts_inserted", "sometimes_insert_after_restart"), per="session",
+              start=_Ids(), step=_distinct_message_ids, rename=_rename_ids, join=lambda t: _Ids(t.returned)),
+        Judge("every_inserted_message_echoed", "MUST", "rfd",
+              "every inserted message is reported by user_message(_chunk) to every connection in the session "
+              "when it was inserted, unless that connection goes",
+              ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
+               "RFD-INSERT-LOCAL-COMMAND"),
+              (PromptResult, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed), None, (),
+              ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
+              step=_every_inserted_message_echoed, rename=_rename_echo, owes=_owes_echoes),
+        Judge("cancelled_work_ends_cancelled", "MUST", "rfd",
+              "work in progress when session/cancel arrives (on any connection) ends idle with stopReason cancelled, "
+              "even when aborting raises",
+              ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "RFD-ERROR-MEANING", "S240-CANCEL-IDLE-CANCELLED",
+               "S240-STOP-CANCELLED-CATCH", "S240-STOP-CANCELLED-REPORT", "S240-CANCEL-ABORT-ERRORS",
+               "S240-CANCEL-SCOPE"),
+              (StateUpdate, SessionCancel, Closed), None, ("state",),
+              ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
+              step=_cancelled_work_ends_cancelled),
         Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
               ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("um", "chunk"),
               ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),
@@ -555,10 +715,13 @@ def _record_of_client(msg: tuple):
         return ResumeRequest(msg[1], bool(msg[2]))
     if k == "perm_ans":
         return Response("agent", msg[1])
+    if k == "cancel":
+        return _CANCEL
     return None
 
 
 _CLOSED = Closed()
+_CANCEL = SessionCancel()
 
 
 def events_of_step(pre, step) -> list:
@@ -597,6 +760,15 @@ def observe(seen: tuple, events: list) -> tuple[tuple, tuple]:
                 found.append((j.id, why))
         for k, j in _BY_STATEFUL_TYPE.get(type(rec), ()):
             per = out[k]
+            if j.per == "session":  # every connection's state reads the record; its own says what is wrong
+                states = []
+                for d, old in enumerate(per):
+                    state, why = j.step(old, rec, d == c)
+                    states.append(state)
+                    if why:
+                        found.append((j.id, f"on client {c}'s connection: {why}"))
+                out[k] = tuple(states)
+                continue
             state, why = j.step(per[c], rec)
             if state != per[c]:
                 out[k] = per[:c] + (state,) + per[c + 1 :]

@@ -58,10 +58,12 @@ import json
 from .judges import (
     STATEFUL,
     CancelRequest,
+    PromptError,
     Request,
     Response,
     ResumeRequest,
     ResumeResult,
+    SessionCancel,
     ToolUpdate,
     UserChunk,
     UserMessage,
@@ -98,6 +100,12 @@ from .wire_state import (
     _View,
     id_key,
 )
+
+_SESSION_JUDGES: dict[type, list] = {}
+for _j in STATEFUL:
+    if _j.per == "session":
+        for _t in _j.types:
+            _SESSION_JUDGES.setdefault(_t, []).append(_j)
 
 __all__ = [
     "DEFAULT_RULES",
@@ -160,6 +168,26 @@ class Monitor:
         for j in STATEFUL:
             if j.per == per and type(record) in j.types:
                 states[j.id], why = j.step(states.get(j.id, j.start), record)
+                if why:
+                    self._add(line, j.id, why)
+
+    def _feed_session(self, line: int, conn: _Conn, sid, record) -> None:
+        """Apply the judges of a whole session (``per="session"``) to a record ``conn`` carried for
+        session ``sid``: every connection's view of the session reads it, and says what is wrong
+        only on its own connection."""
+        key = _sid(sid)
+        if key not in conn.views:
+            conn.views[key] = _View()
+        views = [(other is conn, view) for other in self.conns.values()
+                 if (view := other.views.get(key)) is not None and (other is conn or not view.closed_at)]
+        for j in _SESSION_JUDGES.get(type(record), ()):
+            joining = [view for _, view in views if j.id not in view.judged]
+            if joining:  # connections that join the session now start from what it is
+                state = _joined(j, views)
+                for view in joining:
+                    view.judged[j.id] = state
+            for mine, view in views:
+                view.judged[j.id], why = j.step(view.judged[j.id], record, mine)
                 if why:
                     self._add(line, j.id, why)
 
@@ -294,8 +322,11 @@ class Monitor:
         elif method == "session/prompt":
             if params.get("prompt") == []:
                 self._add(n, "prompt_not_empty", "a session/prompt with an empty prompt array")
+            if req is not None and sid is not None:
+                self._feed_session(n, conn, sid, Request("client", None, method))
         elif method == "session/cancel" and sid is not None:
             self._session(sid).last_cancel = n
+            self._feed_session(n, conn, sid, SessionCancel())
             self._cut(n, sid, close=False)
         elif method == "session/close" and sid is not None:
             self._session(sid).last_cancel = n
@@ -317,6 +348,7 @@ class Monitor:
                 view = conn.views[key] = _View(opened=n, how="resume")
             view.resume = _Resume(n, replay, ok, created_view=created, watch=not created and view.how == "new")
             self._feed(n, view.judged, ResumeRequest(None, replay))
+            self._feed_session(n, conn, sid, ResumeRequest(None, replay))
         elif method == "$/cancel_request":
             target = conn.pending.get(("client", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
@@ -384,7 +416,9 @@ class Monitor:
                       f"a replayed {kind} after the resume snapshot of line {resume.snapshot} (resume request on line {resume.line})")
         if kind in USER:
             mid = update.get("messageId")
-            self._feed(n, view.judged, _user_record(kind, update, resume))
+            record = _user_record(kind, update, resume)
+            self._feed(n, view.judged, record)
+            self._feed_session(n, conn, sid, record)
             if isinstance(mid, str):
                 view.echoed.add(mid)
                 if resume is not None and resume.replay and not resume.snapshot:
@@ -435,6 +469,7 @@ class Monitor:
         record = record_of_json("state_update", update)
         self._judge(n, record)
         self._feed(n, view.judged, record)
+        self._feed_session(n, conn, sid, record)
         if view.resume is not None:
             view.resume.snapshot = n
             view.resume.snapshot_state = state
@@ -503,9 +538,6 @@ class Monitor:
                 self._add(n, "cancelled_only_when_cancelled",
                           f"work ends with stopReason cancelled, but no session/cancel, session/close or $/cancel_request "
                           f"of a prompt for session {_show(sid)} came {since}")
-        if working and view.cancel and stop not in (None, "cancelled"):
-            self._add(n, "cancelled_work_ends_cancelled",
-                      f"work cancelled on line {view.cancel} ended with stopReason {stop!r}")
         if working:
             if view.cancel:
                 for key, line in view.cancel_perms.items():
@@ -552,7 +584,9 @@ class Monitor:
         elif method == "session/prompt":
             if ok:
                 self._prompt_result(n, conn, req, msg["result"])
-            elif req.cut_by_close and error.get("code") != -32800:
+            elif sid is not None:
+                self._feed_session(n, conn, sid, PromptError(None, error.get("code")))
+            if not ok and req.cut_by_close and error.get("code") != -32800:
                 self._add(n, "close_answers_prompts_cancelled",
                           f"a prompt pending at the session/close of line {req.cut_by_close} is answered with error "
                           f"{error.get('code')!r}, not -32800")
@@ -580,17 +614,14 @@ class Monitor:
                     view.tool_cancels[tid] = n
 
     def _prompt_result(self, n, conn, req: _Request, result) -> None:
-        self._judge(n, record_of_json("prompt_result", result))
-        mid = result.get("messageId") if isinstance(result, dict) else None
+        record = record_of_json("prompt_result", result, req.line)  # the request's line names it in the log
+        self._judge(n, record)
+        if req.session is not None:
+            self._feed_session(n, conn, req.session, record)
+        mid = record.message_id
         if not isinstance(mid, str):
             return
-        session = self._session(req.session)
-        if mid in session.message_ids:
-            self._add(n, "distinct_message_ids",
-                      f"messageId {mid!r} was already returned in session {_show(req.session)} for another submission "
-                      f"(line {session.message_ids[mid]})")
-        else:
-            session.message_ids[mid] = n
+        self._session(req.session).message_ids.setdefault(mid, n)
         view = conn.views.get(_sid(req.session))
         if view is None:
             view = conn.views[_sid(req.session)] = _View()
@@ -603,6 +634,7 @@ class Monitor:
         if view is not None:
             view.resume = None
             self._feed(n, view.judged, ResumeResult(None, ok))
+            self._feed_session(n, conn, sid, ResumeResult(None, ok))
         if resume is None:
             return
         if not resume.cursor_ok:
@@ -681,11 +713,12 @@ class Monitor:
         for sid, view in conn.views.items():
             if view.closed_at:
                 continue
-            for mid, line in view.acked.items():
-                if mid not in view.echoed:
-                    self._add(line, "every_inserted_message_echoed",
-                              f"messageId {mid!r} was acknowledged on {label} and never reported there in session "
-                              f"{_show(sid)} by user_message or user_message_chunk")
+            session = self.sessions.get(sid)
+            for j in STATEFUL:  # the judges of a whole session (model/judges.py)
+                if j.owes is not None and j.per == "session":
+                    for mid, why in j.owes(view.judged.get(j.id, j.start)):
+                        line = view.acked.get(mid) or (session.message_ids.get(mid, 0) if session else 0)
+                        self._add(line, j.id, f"{why} on {label} in session {_show(sid)}")
             if view.cancel:
                 waiting = [k for k in view.cancel_perms if ("agent", k) in conn.pending]
                 if waiting:
@@ -701,6 +734,15 @@ class Monitor:
             for tid, line in view.tool_cancels.items():
                 self._add(line, "tool_cancel_confirmed",
                           f"tool_call/cancel of {_show(tid)} was accepted and never confirmed by a final tool_call_update")
+
+
+def _joined(j, views) -> object:
+    """The state of judge ``j`` for a connection joining a session the ``views`` are in."""
+    if j.join is not None:
+        for _, view in views:
+            if j.id in view.judged:
+                return j.join(view.judged[j.id])
+    return j.start
 
 
 def _user_record(kind: str, update: dict, resume):

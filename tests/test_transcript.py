@@ -33,6 +33,8 @@ VISIBLE = {
     "no-tool-terminal-before-error": ("tools_terminal_before_error_idle", 4),
     "replay-chunks-without-reset": ("chunked_replay_resets_first", 3),
     "replay-without-replay-from": ("no_replay_without_replay_from", 3),
+    "same-id-for-same-content": ("distinct_message_ids", 4),
+    "ids-reset-on-restart": ("distinct_message_ids", 6),
 }
 # Bugs whose shortest counterexample ends in a step the wire cannot show, and why.
 INVISIBLE = {
@@ -40,8 +42,6 @@ INVISIBLE = {
     "answer-at-reserve": "the same: reserving an ID is internal",
     "error-after-insertion": "the error response cannot be tied to the inserted message without content matching",
     "cancel-after-insertion": "the same, for -32800",
-    "same-id-for-same-content": "the collision happens when the ID is assigned, before it is sent",
-    "ids-reset-on-restart": "the same, after a restart",
     "echo-under-other-id": "the counterexample stops at the echo; a cut log cannot say the right ID never comes",
     "no-idle-after-failure": "a cut log cannot say the idle never comes",
     "replay-under-new-id": "a replayed ID new to this connection may be an imported or an earlier message",
@@ -571,7 +571,10 @@ def test_a_connection_attached_since_session_new_is_replayed_only_ids_it_knows()
     assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3))]) == [(11, "replayed_ids_are_known", "violation")]
     # a cut log cannot say the ID never comes live; a later live echo of it makes it known
     assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3))], partial=True) == []
-    assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3)), *_turn(4, "m7")]) == []
+    assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3)), renamed]) == []
+    # but a prompt sent after the replay is a new message: answering it with m7 reuses the ID
+    assert _found([*base, _resume(3), renamed, snapshot, ("agent", _ok(3)), *_turn(4, "m7")]) == [
+        (16, "distinct_message_ids", "violation")]
     # a new connection (no session/new on it) may be replayed messages inserted while none was attached
     other = [(n, {**e, "conn": "d"}) for n, e in _lines(*INIT, ("client", _req(3, "session/resume", sessionId="s", cwd="/w",
                                                                                replayFrom={"type": "start"})),

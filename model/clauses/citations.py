@@ -35,7 +35,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-CANCELREQ-RESULT",
     ),
     # --- message IDs and echoes -----------------------------------------
-    "distinct_message_ids": ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE"),
     "echo_names_an_inserted_message": (
         "RFD-ID-ECHO-SAME",
         "RFD-ECHO-EVERY",
@@ -43,12 +42,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-PROMPT-NEITHER-PRECEDES",
     ),
     "rejected_submission_never_echoed": ("S240-PROMPT-REJECTED-NO-ECHO",),
-    "every_inserted_message_echoed": (
-        "RFD-ECHO-EVERY",
-        "RFD-INSERT-LOCAL-COMMAND",
-        "RFD-FAIL-NO-UNDO",
-        "S240-RESPONSE-ECHO-LIVE",
-    ),
     # --- ending foreground work -----------------------------------------
     "failed_work_ends_with_error_idle": (
         "RFD-FAIL-ERROR-IDLE",
@@ -57,14 +50,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "S240-PROMPT-FAILURE-ERROR-STOP",
         "RFD-NOTICE-NOT-FATAL",
         "S240-NOTICE-NOT-RELIED-ON",
-    ),
-    "cancelled_work_ends_cancelled": (
-        "RFD-CANCEL-EVEN-IF-ABORT-FAILS",
-        "RFD-ERROR-MEANING",
-        "S240-CANCEL-IDLE-CANCELLED",
-        "S240-STOP-CANCELLED-CATCH",
-        "S240-STOP-CANCELLED-REPORT",
-        "S240-CANCEL-ABORT-ERRORS",
     ),
     "ended_work_reported_idle": (
         "S240-STATE-IDLE-WHEN-NONE",

@@ -2,8 +2,7 @@
 
 A rule about what a participant sent or received is a judge (``model/judges.py``), one
 definition for ``check`` and ``trace``. The properties below read the model's state instead,
-each for the reason given: what they judge happens inside a participant, or they are still
-defined twice and wait their turn to become judges (issue 21). ``docs/clauses.md`` shows the
+each for the reason given: what they judge happens inside a participant. ``docs/clauses.md`` shows the
 reason beside each property; ``tests/test_judges.py`` checks that every property that is not
 a judge (nor a ``sometimes`` witness) has one.
 """
@@ -16,7 +15,6 @@ _INSERTION = "insertion happens inside the agent: no message says when a message
 _CAUSE = ("what ended or changed the foreground work (a failure, a session/cancel, new work) happens inside the "
           "agent: the messages show the state, not its cause")
 _CLIENT = "what a client shows, associates or believes is its own state: no message carries it"
-_TWICE = "still defined twice (a model property and a wire rule of the same id): to become a judge"
 _OPEN = "a limitation or an open question of the RFD about what a participant can know, judged on both sides' states"
 _WORK = "whether work is running, blocked or ended is the agent's own state: the messages report it, and may not"
 
@@ -27,9 +25,6 @@ WHY_NOT_A_JUDGE: dict[str, str] = {
     "inserted_prompt_never_rejected": _INSERTION,
     "answered_before_its_work_ends": _INSERTION + "; nor when the work that took it ended",
     "cancelled_prompt_never_inserted": _INSERTION,
-    "distinct_message_ids": _TWICE + " (the model's also covers IDs no response carries: imported messages)",
-    "every_inserted_message_echoed": _TWICE + " (the model's reaches every client attached at insertion)",
-    "cancelled_work_ends_cancelled": _TWICE + " (a session/cancel on one connection ends work every connection sees)",
     "resumed_client_sees_current_state": _CLIENT + " (the snapshot on the wire is the judge resume_snapshot_before_response)",
     "echo_names_an_inserted_message": _INSERTION,
     "rejected_submission_never_echoed": "an ID assigned in advance to a rejected prompt is known only inside the agent",

@@ -98,14 +98,7 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-@_prop("always", witnesses=("sometimes_identical_prompts_inserted", "sometimes_insert_after_restart"))
-def distinct_message_ids(s: System):
-    """Every accepted submission gets its own message ID, never reused (also across restart)."""
-    issued = s.agent.issued
-    for (m1, o1), (m2, o2) in zip(issued, issued[1:]):
-        if m1 == m2 and o1 != o2:
-            return f"message ID {m1} was given to two submissions (requests #{o1} and #{o2})"
-    return None
+_judged("distinct_message_ids")
 
 
 @_prop("step", witnesses=("sometimes_live_echo",), on=("um", "chunk"))
@@ -128,17 +121,7 @@ def rejected_submission_never_echoed(pre: System, step: Step):
     return None
 
 
-@_prop("eventually", witnesses=("sometimes_echo_to_two_clients",))
-def every_inserted_message_echoed(s: System):
-    """Every inserted message eventually reaches every client attached at insertion whose connection stays up."""
-    for m in s.agent.conv:
-        if m.aud:
-            who = [c for c in range(len(s.clients)) if m.aud >> c & 1 and not _received(s.clients[c], m.mid)]
-            if who:
-                return f"message {m.mid} never reaches client(s) {who}, attached when it was inserted"
-    return None
-
-
+_judged("every_inserted_message_echoed")
 
 
 def _name(m: tuple) -> str:
@@ -168,15 +151,7 @@ def failed_work_ends_with_error_idle(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_abort_raises"), on="state")
-def cancelled_work_ends_cancelled(pre: System, step: Step):
-    """Cancelled work ends with stopReason cancelled, even when aborting raises."""
-    w = pre.agent.work
-    if w is not None and w.cancelling:
-        for m in _idles(step):
-            if m[2] != "cancelled":
-                return f"work cancelled by session/cancel ended with stopReason {m[2]!r}"
-    return None
+_judged("cancelled_work_ends_cancelled")
 
 
 _judged("no_update_after_idle_of_its_work")
