@@ -14,7 +14,7 @@ PINNED_LENGTHS = {
     "error-after-insertion": 5,
     "cancel-after-insertion": 5,
     "same-id-for-same-content": 8,  # the wire shows the reuse at the second response, not at insertion
-    "ids-reset-on-restart": 6,  # the wire shows the reuse once a resume replays the older message
+    "ids-reset-on-restart": 8,  # the wire shows the reuse once a resume replays the older message
     "echo-under-other-id": 4,
     "never-echo": 9,
     "no-idle-after-failure": 5,
