@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from dataclasses import fields
 
-from .config import RFD_RULES, S240_RULES, Rules
+from ..config import RFD_RULES, S240_RULES, Rules
 
 __all__ = ["Variant", "VARIANTS", "get_variant"]
 
