@@ -36,12 +36,13 @@ def action_text(action: tuple) -> str:
 
 
 def names() -> dict:
-    """The configurations (suites and their members), rule sets and seeded bugs the explorer offers."""
+    """The configurations (suites and their members), rule sets (and spec variants) and seeded bugs the explorer offers."""
+    from acp_lifecycle.model.variants import VARIANTS
     from acp_lifecycle.sims.configs import SUITES
 
     return {
         "configs": {n: [m.name for m in s.members] for n, s in SUITES.items()},
-        "rules": list(RULE_SETS),
+        "rules": list(RULE_SETS) + [v for v in VARIANTS if v not in RULE_SETS],
         "bugs": {b.name: {"summary": b.summary, "breaks": b.breaks, "member": b.member} for b in BUGS.values()},
     }
 
