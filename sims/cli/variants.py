@@ -70,7 +70,8 @@ def _variants(args) -> int:
     if args.list:
         refuse_options(args, "with --list", "--config", "--variant", "--markdown")
         if args.json:
-            print_json([{"name": v.name, "summary": v.summary, "source": v.source, "worse_on": list(v.worse_on)}
+            print_json([{"name": v.name, "base": v.base, "summary": v.summary, "source": v.source,
+                         "changes": dict(v.changes), "worse_on": list(v.worse_on)}
                         for v in VARIANTS.values()])
             return 0
         rows = [[v.name, v.summary, ", ".join(v.worse_on)] for v in VARIANTS.values()]
