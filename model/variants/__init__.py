@@ -19,7 +19,9 @@ model. To add one, drop a file ``NAME.toml`` here::
     lost_response_recoverable = "must_hold"
 
 A choice the model does not have yet is the one reason to touch the model: a new ``Rules``
-field whose default is the old behaviour. ``acp-lifecycle variants`` runs every variant and
+field whose default is the old behaviour. The tests pick the file up (tests/test_variants.py
+parametrizes over ``VARIANTS``); ``acp-lifecycle regress --accept --yes`` then writes its column
+into the agreed matrix, docs/verdicts.json (generated, not edited). ``acp-lifecycle variants`` runs every variant and
 prints the verdict matrix; ``acp-lifecycle regress`` compares it with docs/verdicts.json.
 
 Reading the files here is the model's one read: package data, read once at import, never a
