@@ -15,9 +15,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acp_lifecycle.model.config import Config
-from acp_lifecycle.model.wire import summary
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.render import trace_data, trace_lines
+from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
 
 from .common import (
     UsageError,
@@ -59,6 +58,9 @@ def register(sub) -> None:
     add_force(p, "files in a non-empty --diagrams directory")
     p.add_argument("--max-states", type=positive_int, default=3_000_000,
                    help="stop with an error past this many product states per member and direction")
+    p.add_argument("--no-robust", dest="robust", action="store_false",
+                   help="skip checking each distinguishing run under each bound one higher and the model's other "
+                   "readings (sims/diff/robust.py)")
     p.set_defaults(run=_diff)
 
 
@@ -86,6 +88,7 @@ def _diff(args) -> int:
 
     with bar:
         d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=on_member)
+        annotate_with_progress(d, bar, task, robust=args.robust)
     written = _write_diagrams(d, out_dir) if out_dir else []
     if args.json:
         data = diff_data(d)
@@ -97,6 +100,27 @@ def _diff(args) -> int:
         for p in written:
             err.print(f"wrote {p}", highlight=False)
     return 1 if d.different else 0
+
+
+def annotate_with_progress(d, bar, task, *, robust: bool = True) -> None:
+    """``report.annotate`` with its progress on ``bar`` (a terminal) or a line every 30 s on stderr."""
+    import sys
+    import time
+
+    from acp_lifecycle.sims.diff.report import annotate
+
+    t0, last = time.monotonic(), [time.monotonic()]
+
+    def progress(done: int, total: int) -> None:
+        bar.update(task, description="runs under larger bounds", completed=done, total=total)
+        now = time.monotonic()
+        if not bar.console.is_terminal and now - last[0] >= 30:
+            last[0] = now
+            print(f"diff: checked {done}/{total} variations of the distinguishing runs "
+                  f"({now - t0:.0f} s)", file=sys.stderr, flush=True)
+
+    annotate(d, robust=robust, progress=progress)
+    d.robust_seconds = time.monotonic() - t0
 
 
 # --- data and text -------------------------------------------------------------------
@@ -114,27 +138,44 @@ def _bounds_text(cfg: Config) -> str:
     return " ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in b.items()) or "(the defaults)"
 
 
-def witness_data(w) -> dict:
+def witness_data(w, config: str = "", cfg: Config | None = None, rules=None) -> dict:
+    """A witness as data; with ``config``, ``cfg`` and ``rules`` (those of its run) the link that opens it
+    in ``acp-lifecycle explore`` (``explore``: null when the explorer does not offer the rule set)."""
     from acp_lifecycle.sims.diff import observed_lines
+    from acp_lifecycle.sims.diff.links import explore_link
+    from acp_lifecycle.sims.diff.report import explanations
 
     obs = observed_lines(w)
-    return {
+    out = {
         "kind": w.kind,
         "allowed_by": w.allowed,
         "refused_by": w.refused,
         "member": w.member,
         "messages": len(w.events),
         "steps": len(w.run),
-        "observed": obs[:-1],
-        "distinguishing": obs[-1],
-        "run": trace_data(w.run),
     }
+    if w.robustness is not None:
+        out.update(w.robustness.data())
+    if w.other_answers is not None:
+        out["refused_answers"] = list(w.other_answers)
+    out["explained_by"] = [{"step": n, "action": action_text(w.run[n - 1][1].action), "why": why}
+                           for n, why in explanations(w).items()]
+    if cfg is not None and rules is not None:
+        out["explore"] = explore_link(config, cfg, rules, w.run)
+    out.update({"observed": obs[:-1], "distinguishing": obs[-1], "run": trace_data(w.run)})
+    return out
 
 
 def diff_data(d) -> dict:
     def direction(x) -> dict:
         return {"product_states": x.nodes, "transitions": x.transitions, "states": x.states,
                 "subsets": x.subsets, "seconds": round(x.seconds, 3), "kinds": list(x.witnesses)}
+
+    cfgs = {m.config.name: m.config for m in d.members}
+    name = d.suite.name
+
+    def witnesses(ws, rules) -> list[dict]:
+        return [witness_data(w, name, cfgs[w.member], rules) for w in ws.values()]
 
     return {
         "a": d.a.name,
@@ -143,28 +184,21 @@ def diff_data(d) -> dict:
         "observed": OBSERVED,
         "different": d.different,
         "seconds": round(d.seconds, 3),
+        "robust_seconds": round(getattr(d, "robust_seconds", 0.0), 3),
         "members": [
             {"name": m.config.name, "bounds": bounds(m.config), "a_not_b": direction(m.a_not_b),
              "b_not_a": direction(m.b_not_a)}
             for m in d.members
         ],
-        "only_a": [witness_data(w) for w in d.only_a.values()],
-        "only_b": [witness_data(w) for w in d.only_b.values()],
+        "only_a": witnesses(d.only_a, d.a),
+        "only_b": witnesses(d.only_b, d.b),
     }
-
-
-def _entry_text(o: dict) -> str:
-    if o.get("event") == "end":
-        return "(the run ends: no step is left)"
-    if o.get("event") == "closed":
-        return f"{o['conn']:<5} connection closes"
-    arrow = "->" if o["from"] == "client" else "<-"
-    return f"{o['conn']:<5} {arrow} {summary(o['msg'])}"
 
 
 def witness_lines(w, runs: bool = False) -> list[str]:
     """A witness for people: each observed message with the step that sent it, the distinguishing one marked."""
     from acp_lifecycle.sims.diff import observed_lines
+    from acp_lifecycle.sims.diff.report import answer_text, entry_text, explanations, robust_text
 
     obs = observed_lines(w)
     n, k = len(w.events), len(w.run)
@@ -173,8 +207,12 @@ def witness_lines(w, runs: bool = False) -> list[str]:
     for i, o in enumerate(obs):
         mark = "!" if i == len(obs) - 1 else " "
         action = w.run[o["step"] - 1][1].action[0]
-        text = _entry_text(o)
+        text = entry_text(o)
         lines.append(f"    {mark} {text:<47} {o['step']:>2} {action}")
+    for extra in [f"step {n} {action_text(w.run[n - 1][1].action)}: {why}" for n, why in explanations(w).items()] + [
+            answer_text(w), robust_text(w)]:
+        if extra:
+            lines += textwrap.wrap(extra, 80, initial_indent="    ", subsequent_indent="      ")
     if runs:
         lines.append(f"    the run of {w.allowed}, every step:")
         lines += ["    " + line for line in trace_lines(w.run, compact=True)]
@@ -232,17 +270,15 @@ def _slug(text: str) -> str:
 
 def _write_diagrams(d, out: Path) -> list[Path]:
     from acp_lifecycle.sims.diagrams import write_sequence
-    from acp_lifecycle.sims.diff import observed_lines
+    from acp_lifecycle.sims.diff.report import chart_notes
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for groups in (d.only_a, d.only_b):
         for i, (k, w) in enumerate(groups.items(), 1):
-            last = observed_lines(w)[-1]
             title = f"Only {w.allowed} allows (member {w.member}): {k}"
-            note = (f"step {last['step']}: {_entry_text(last)}\n"
-                    f"{w.refused} allows every message before this one, and not this one")
+            notes, note = chart_notes(w)
             stem = f"only-{_slug(w.allowed)}-{i:02d}"
             for suffix in (".mmd", ".png"):
-                written.append(write_sequence(w.run, out / (stem + suffix), title, note, violation=False))
+                written.append(write_sequence(w.run, out / (stem + suffix), title, note, violation=False, notes=notes))
     return written

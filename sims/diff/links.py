@@ -1,0 +1,78 @@
+"""Where a run opens in ``acp-lifecycle explore``: the command and the page's query.
+
+The explorer names a run by its configuration, member, rule set (or seeded bug)
+and path, the index of the action taken at each step among the enabled steps
+(docs/explore.md). A run of a rule set the explorer does not offer (a spec
+variant other than ``rfd`` and ``rfd+2.4.0``), or on bounds changed from the
+named member's, has no link: ``explore_link`` returns None.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from acp_lifecycle.model.config import RULE_SETS, Config, Rules
+from acp_lifecycle.model.spec import Lifecycle
+
+__all__ = ["explore_link", "path_of"]
+
+
+def path_of(cfg: Config, rules: Rules, run) -> list[int]:
+    """The action indices of a run (each step a real step of the model)."""
+    model = Lifecycle(cfg, rules)
+    path = []
+    for pre, step in run:
+        for i, cand in enumerate(model.next_steps(pre)):
+            if cand.action == step.action and cand.state == step.state:
+                path.append(i)
+                break
+        else:
+            raise ValueError(f"step {step.action} is not a step of {rules.name} here")
+    return path
+
+
+def _explorer_names(rules: Rules) -> tuple[str, str] | None:
+    """(rule set, bug) the explorer offers for ``rules``, or None."""
+    from acp_lifecycle.model.bugs import BUGS
+
+    if rules.name in RULE_SETS and RULE_SETS[rules.name] == rules:
+        return rules.name, ""
+    for name, bug in BUGS.items():
+        for base, r in RULE_SETS.items():
+            if bug.on(r) == rules:
+                return base, name
+    return None
+
+
+def explore_link(config: str, cfg: Config, rules: Rules, run) -> dict | None:
+    """``{"command", "query", "path"}`` that open ``run`` in the explorer, or None when it cannot."""
+    from acp_lifecycle.sims.configs import get_suite
+
+    names = _explorer_names(rules)
+    if names is None:
+        return None
+    try:
+        members = {m.name: m for m in get_suite(config).members}
+    except Exception:
+        return None
+    if members.get(cfg.name) != cfg:
+        return None
+    rule_set, bug = names
+    path = path_of(cfg, rules, run)
+    text = ",".join(map(str, path))
+    cmd = ["acp-lifecycle", "explore", "--config", config]
+    query = {"config": config}
+    if cfg.name != config:
+        cmd += ["--member", cfg.name]
+        query["member"] = cfg.name
+    if rule_set != "rfd":
+        cmd += ["--rules", rule_set]
+        query["rules"] = rule_set
+    if bug:
+        cmd += ["--bug", bug]
+        query["bug"] = bug
+    cmd += ["--run", text]
+    query["path"] = text
+    from urllib.parse import urlencode
+
+    return {"command": " ".join(shlex.quote(c) for c in cmd), "query": urlencode(query, safe=","), "path": path}
