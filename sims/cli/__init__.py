@@ -22,6 +22,7 @@ from . import (
     check,
     diff,
     explore,
+    find,
     fuzz,
     generate,
     listings,
@@ -38,7 +39,7 @@ from .common import Parser, UsageError
 __all__ = ["main", "UsageError", "subcommands"]
 
 #: In the order ``--help`` lists them.
-_MODULES = (check, fuzz, listings, variants, diff, mutate, scenario, generate, trace, record, bridge, probe, schema,
+_MODULES = (check, fuzz, listings, variants, diff, find, mutate, scenario, generate, trace, record, bridge, probe, schema,
             explore, agent)
 
 
