@@ -29,6 +29,7 @@ from . import (
     mutate,
     probe,
     record,
+    review,
     scenario,
     schema,
     trace,
@@ -39,7 +40,7 @@ from .common import Parser, UsageError
 __all__ = ["main", "UsageError", "subcommands"]
 
 #: In the order ``--help`` lists them.
-_MODULES = (check, fuzz, listings, variants, diff, find, mutate, scenario, generate, trace, record, bridge, probe, schema,
+_MODULES = (check, fuzz, listings, variants, diff, find, review, mutate, scenario, generate, trace, record, bridge, probe, schema,
             explore, agent)
 
 

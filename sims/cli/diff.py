@@ -133,7 +133,7 @@ def bounds(cfg: Config) -> dict:
             if f.name != "name" and getattr(cfg, f.name) != getattr(base, f.name)}
 
 
-def _bounds_text(cfg: Config) -> str:
+def bounds_text(cfg: Config) -> str:
     b = bounds(cfg)
     return " ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in b.items()) or "(the defaults)"
 
@@ -248,7 +248,7 @@ def diff_lines(d, runs: bool = False) -> list[str]:
     lines.append("Bounds (each member is explored exhaustively, nothing beyond):")
     width = max(len(m.config.name) for m in d.members)
     for m in d.members:
-        lines += textwrap.wrap(_bounds_text(m.config), 80, initial_indent=f"  {m.config.name:<{width}}  ",
+        lines += textwrap.wrap(bounds_text(m.config), 80, initial_indent=f"  {m.config.name:<{width}}  ",
                                subsequent_indent=" " * (width + 4))
     lines += ["", f"{'member':<{width}}  {'product states':>15}  {'seconds':>7}  {'A-not-B':>7}  {'B-not-A':>7}"]
     for m in d.members:

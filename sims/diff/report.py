@@ -103,7 +103,7 @@ def answer_text(w, most: int = 4) -> str:
 def chart_notes(w) -> tuple[dict[int, str], str]:
     """(step notes, the final note) of a witness's sequence chart."""
     last = observed_lines(w)[-1]
-    note = (f"step {last['step']}: {entry_text(last)}\n"
+    note = (f"step {last['step']}: {' '.join(entry_text(last).split())}\n"
             f"{w.refused} allows every message before this one, and not this one")
     for extra in (answer_text(w), robust_text(w)):
         if extra:

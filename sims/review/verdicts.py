@@ -1,0 +1,80 @@
+"""The verdicts of two rule sets side by side, and the changes of class a reviewer must see.
+
+A **class flip** is a verdict of NEW that BASE's expectation would not accept: a known
+limitation or an open question that holds (it "closes"), a *sometimes* never reached, a
+*must hold* violated. A flip NEW's own expectation foresees (the 2.4.0 snapshot rule closes
+the resume question) is still listed, marked as foreseen; one it does not is a red flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from acp_lifecycle.model.config import Rules
+from acp_lifecycle.model.properties import PROPERTIES
+
+__all__ = ["Change", "verdict_changes", "cell"]
+
+
+def _expectation(rules: Rules, p) -> str:
+    from acp_lifecycle.model.variants import VARIANTS
+
+    v = VARIANTS.get(rules.name)
+    if v is not None and v.rules == rules:
+        if p.id in v.not_applicable:
+            return ""
+        return v.expectation(p)
+    return p.expectation(rules)
+
+
+def cell(v, expectation: str) -> str:
+    """A verdict as the matrix shows it: holds, violated (N steps), reached, unreached, n/a."""
+    if not expectation or v.outcome == "not applicable":
+        return "n/a"
+    return f"violated ({len(v.trace)} steps)" if v.status == "violated" else v.status
+
+
+@dataclass
+class Change:
+    property: str
+    summary: str
+    base: str
+    new: str
+    base_expectation: str
+    new_expectation: str
+    #: what NEW's verdict is under BASE's expectation when that is not accepted ("" = no flip)
+    flip: str = ""
+
+    @property
+    def scope(self) -> bool:
+        """Whether the property is a rule of one rule set only (n/a under the other): a change of scope."""
+        return "n/a" in (self.base, self.new)
+
+    @property
+    def foreseen(self) -> bool:
+        """Whether NEW's own expectation accepts its verdict (the flip is what the change is for)."""
+        return self.new_expectation != self.base_expectation
+
+    def data(self) -> dict:
+        return {"property": self.property, "base": self.base, "new": self.new,
+                "base_expectation": self.base_expectation, "new_expectation": self.new_expectation,
+                "class_flip": self.flip, "foreseen": self.foreseen if self.flip else None}
+
+
+def verdict_changes(base: Rules, new: Rules, rb, rn) -> list[Change]:
+    """The properties whose verdict differs between two ``SuiteResult``s (``rb`` of BASE, ``rn`` of NEW)."""
+    out = []
+    for p in PROPERTIES:
+        eb, en = _expectation(base, p), _expectation(new, p)
+        vb, vn = rb.verdicts[p.id], rn.verdicts[p.id]
+        cb, cn = cell(vb, eb), cell(vn, en)
+        if cb == cn:
+            continue
+        flip = ""
+        if eb and cn != "n/a":
+            judged = replace(vn, expect=eb)
+            if not judged.ok:
+                flip = {"NOT CONFIRMED": "closes" if eb == "open_question" else "holds",
+                        "NOT REACHED": "never reached", "VIOLATED": "violated"}.get(judged.outcome, judged.outcome)
+        out.append(Change(p.id, p.summary, cb, cn, eb, en, flip))
+    return out
