@@ -225,6 +225,8 @@ def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tupl
         if wire is not None:
             o.send(req.cid, wire)
         elif answer[0] == "ok":
+            if not rules.response_message_id:
+                answer = ("ok", 0)  # a result without messageId: `{}`
             o.send(req.cid, ("ok", req.rid, answer[1]))
         else:
             o.send(req.cid, ("err", req.rid, answer[1]))

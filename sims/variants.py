@@ -111,7 +111,7 @@ def to_markdown(data: dict) -> str:
         "",
         f"# Verdict matrix (configuration `{data['config']}`)",
         "",
-        "Each column is a spec variant (`model/variants.py`), each row a property. "
+        "Each column is a spec variant (a file in `model/variants/`), each row a property. "
         "`holds`; `✗ N`: violated, with the length of the shortest counterexample; "
         "`n/a`: cannot be stated for the variant. *Known limitations* and *open questions* "
         "of the RFD read ✗ under `rfd` by design; every other ✗ is where a variant is worse "

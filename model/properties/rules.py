@@ -332,7 +332,7 @@ def single_canonical_copy(s: System):
                 continue
             r = _req_of_any(s, c, sub.rid)
             got = [a[1] for a in r.answers if a[0] == "ok"] if r is not None else []
-            if got and sub.mid != got[0]:
+            if got and got[0] and sub.mid != got[0]:  # got[0] == 0: the result carried no ID
                 return f"client {c} associates its prompt {sub.rid} with message {sub.mid}; its response returned {got[0]}"
             n = sum(1 for key, _, _ in cl.view if key == sub.mid or key == -sub.rid)
             if n != 1:
