@@ -25,6 +25,8 @@ RULE_CLAUSES: dict[str, tuple[str, ...]] = {
     "cancel_rejects_held": ("S240-CANCEL-SCOPE",),
     "resume_snapshot": ("S240-STATE-RESUME-SNAPSHOT",),
     "spec": ("S240-STOP-SHOULD-INCLUDE",),
+    "response_message_id": ("RFD-INSERT-RESPONSE-ID",),
+    "client_associates_by": ("RFD-CLIENT-RECONCILE",),
 }
 
 

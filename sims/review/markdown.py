@@ -30,14 +30,15 @@ def _summary(r: Review) -> list[str]:
         robust = sum(1 for w in ws if w.robustness is None or w.robustness.robust)
         return f"{robust} robust, {len(ws) - robust} artefact{'s' * (len(ws) - robust != 1)}" if ws else "none"
 
-    flips = [c for c in r.changes if c.flip]
-    unforeseen = [c for c in flips if not c.foreseen]
+    flips = [c for c in r.changes if c.flip and c.flip != "violated"]
+    broken = [c for c in r.changes if c.flip == "violated"]
+    unforeseen = [c for c in flips + broken if not c.foreseen]
     changed = [c for c in r.changes if not c.scope]
     text = (f"**Summary.** On the wire, `{new}` forbids {_plural(len(forbids), 'kind')} of message `{base}` allows "
             f"({split(forbids)}) and allows {_plural(len(allows), 'kind')} `{base}` forbids ({split(allows)}). "
             f"{_plural(len(changed), 'verdict')} of rules of both change{'s' * (len(changed) == 1)}; "
-            f"{_plural(len(flips), 'class flip')}")
-    text += f", {len(unforeseen)} not foreseen by `{new}`'s expectations." if flips else "."
+            f"{_plural(len(flips), 'class flip')}, {_plural(len(broken), 'rule')} of `{base}` broken; "
+            f"{len(unforeseen)} of them not foreseen by `{new}` (⚠ below).")
     if not r.different:
         text = f"**Summary.** No difference between `{base}` and `{new}` on the wire or in the verdicts within the bounds."
     return [text, ""]
@@ -153,12 +154,13 @@ def _verdicts(r: Review) -> list[str]:
     if not changed:
         out += [f"Every property that is a rule of both has the same verdict under `{base}` and `{new}`.", ""]
     else:
-        out += [f"| property | `{base}` | `{new}` | class flip |", "|---|---|---|---|"]
+        out += [f"| property | `{base}` | `{new}` | flag |", "|---|---|---|---|"]
         for c in changed:
             flag = ""
             if c.flip:
-                flag = (f"{c.flip} (foreseen: `{new}` expects {c.new_expectation})" if c.foreseen
-                        else f"⚠ **{c.flip}**, against the expectation {c.base_expectation}")
+                what = "breaks" if c.flip == "violated" else f"class flip: {c.flip}"
+                flag = (f"{what} (foreseen: `{new}` {c.foreseen_by})" if c.foreseen
+                        else f"⚠ **{what}**, against the expectation {c.base_expectation}")
             out.append(f"| `{c.property}` | {c.base} | {c.new} | {flag} |")
         out.append("")
     for side, other, which in ((new, base, "base"), (base, new, "new")):

@@ -1,9 +1,10 @@
 """The verdicts of two rule sets side by side, and the changes of class a reviewer must see.
 
-A **class flip** is a verdict of NEW that BASE's expectation would not accept: a known
-limitation or an open question that holds (it "closes"), a *sometimes* never reached, a
-*must hold* violated. A flip NEW's own expectation foresees (the 2.4.0 snapshot rule closes
-the resume question) is still listed, marked as foreseen; one it does not is a red flag.
+A **class flip** is a verdict of NEW that BASE's class of the property would not accept: a
+known limitation that holds, an open question that closes, a *sometimes* never reached. A rule
+of BASE that NEW violates is flagged beside them ("breaks"). One NEW foresees (its own
+expectation: the 2.4.0 snapshot rule closes the resume question; or its ``worse_on``: the
+price a variant declares) is listed as foreseen; one it does not is a red flag (⚠).
 """
 
 from __future__ import annotations
@@ -16,11 +17,16 @@ from acp_lifecycle.model.properties import PROPERTIES
 __all__ = ["Change", "verdict_changes", "cell"]
 
 
-def _expectation(rules: Rules, p) -> str:
+def _variant(rules: Rules):
     from acp_lifecycle.model.variants import VARIANTS
 
     v = VARIANTS.get(rules.name)
-    if v is not None and v.rules == rules:
+    return v if v is not None and v.rules == rules else None
+
+
+def _expectation(rules: Rules, p) -> str:
+    v = _variant(rules)
+    if v is not None:
         if p.id in v.not_applicable:
             return ""
         return v.expectation(p)
@@ -42,8 +48,11 @@ class Change:
     new: str
     base_expectation: str
     new_expectation: str
-    #: what NEW's verdict is under BASE's expectation when that is not accepted ("" = no flip)
+    #: what NEW's verdict is under BASE's expectation when that is not accepted ("" = no flip): "holds"
+    #: (a known limitation), "closes" (an open question), "never reached" (a sometimes), "violated"
     flip: str = ""
+    #: why NEW foresees it ("" = it does not): its own expectation, or its ``worse_on``
+    foreseen_by: str = ""
 
     @property
     def scope(self) -> bool:
@@ -52,13 +61,14 @@ class Change:
 
     @property
     def foreseen(self) -> bool:
-        """Whether NEW's own expectation accepts its verdict (the flip is what the change is for)."""
-        return self.new_expectation != self.base_expectation
+        """Whether NEW says so itself (the flip is what the change is for, or its declared price)."""
+        return bool(self.foreseen_by)
 
     def data(self) -> dict:
         return {"property": self.property, "base": self.base, "new": self.new,
                 "base_expectation": self.base_expectation, "new_expectation": self.new_expectation,
-                "class_flip": self.flip, "foreseen": self.foreseen if self.flip else None}
+                "class_flip": self.flip, "foreseen": self.foreseen if self.flip else None,
+                "foreseen_by": self.foreseen_by}
 
 
 def verdict_changes(base: Rules, new: Rules, rb, rn) -> list[Change]:
@@ -76,5 +86,10 @@ def verdict_changes(base: Rules, new: Rules, rb, rn) -> list[Change]:
             if not judged.ok:
                 flip = {"NOT CONFIRMED": "closes" if eb == "open_question" else "holds",
                         "NOT REACHED": "never reached", "VIOLATED": "violated"}.get(judged.outcome, judged.outcome)
-        out.append(Change(p.id, p.summary, cb, cn, eb, en, flip))
+        why = ""
+        if flip and en != eb:
+            why = f"expects {en}"
+        elif flip and p.id in getattr(_variant(new), "worse_on", ()):
+            why = "lists it in worse_on"
+        out.append(Change(p.id, p.summary, cb, cn, eb, en, flip, why))
     return out
