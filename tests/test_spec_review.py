@@ -87,6 +87,14 @@ def test_a_quoted_output_on_a_whole_configuration_is_the_real_one(cmd):
     _check(cmd)
 
 
+def test_the_ack_at_receipt_excerpt_is_in_the_real_output():
+    """The excerpt in "What `diff` observes" (a witness of the multi-client member, where it is shortest)."""
+    text = DOC.read_text()
+    excerpt = text.split("for the same request (the agent rejected the prompt it had acknowledged and never "
+                         "inserted):\n\n```\n", 1)[1].split("```", 1)[0]
+    assert excerpt.strip("\n") in run("diff rfd ack-at-receipt --config multi-client")
+
+
 def write() -> None:
     """Rewrite every quoted block from its command."""
     text = DOC.read_text()
