@@ -7,7 +7,9 @@ when there is one, 2 for bad usage.
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
+import time
 from dataclasses import fields
 from pathlib import Path
 
@@ -64,13 +66,22 @@ def register(sub) -> None:
     p.set_defaults(run=_diff)
 
 
-def _diff(args) -> int:
-    from acp_lifecycle.sims.diff import diff_suite, rule_set
+def exhaustive(config: str, *names: str) -> tuple:
+    """(the named configuration, the rule sets named): UsageError unless it can be explored exhaustively."""
+    from acp_lifecycle.sims.diff import rule_set
 
-    ra, rb = rule_set(args.a), rule_set(args.b)
-    suite = get_suite(args.config)
+    rules = [rule_set(n) for n in names]
+    suite = get_suite(config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
+    return suite, *rules
+
+
+def _diff(args) -> int:
+    from acp_lifecycle.sims.diff import diff_suite
+    from acp_lifecycle.sims.diff.report import annotate
+
+    suite, ra, rb = exhaustive(args.config, args.a, args.b)
     if args.diagrams is None:
         refuse_options(args, "without --diagrams", "--force")
     if args.json:
@@ -78,17 +89,11 @@ def _diff(args) -> int:
     out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams is not None else None
 
     err = Console(stderr=True)
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
-                   transient=True, disable=not err.is_terminal)
-    task = bar.add_task("diff", total=len(suite.members))
-    names = [m.name for m in suite.members]
-
-    def on_member(name: str) -> None:
-        bar.update(task, description=f"member {name}", completed=names.index(name))
-
-    with bar:
-        d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=on_member)
-        annotate_with_progress(d, bar, task, robust=args.robust)
+    with DiffProgress(suite, err) as progress:
+        d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=progress.member)
+        t0 = time.monotonic()
+        annotate(d, robust=args.robust, progress=progress.runs)
+        d.robust_seconds = time.monotonic() - t0
     written = _write_diagrams(d, out_dir) if out_dir else []
     if args.json:
         data = diff_data(d)
@@ -102,25 +107,38 @@ def _diff(args) -> int:
     return 1 if d.different else 0
 
 
-def annotate_with_progress(d, bar, task, *, robust: bool = True) -> None:
-    """``report.annotate`` with its progress on ``bar`` (a terminal) or a line every 30 s on stderr."""
-    import sys
-    import time
+class DiffProgress:
+    """Progress of a diff: its members, then the checks of its runs under larger bounds. A bar on a
+    terminal; else a line on stderr every 30 s while the runs are checked. ``review`` shares it."""
 
-    from acp_lifecycle.sims.diff.report import annotate
+    def __init__(self, suite, err: Console):
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
+                            transient=True, disable=not err.is_terminal)
+        self.task = self.bar.add_task("diff", total=len(suite.members))
+        self.names = [m.name for m in suite.members]
+        self.terminal = err.is_terminal
+        self.t0 = self.last = time.monotonic()
 
-    t0, last = time.monotonic(), [time.monotonic()]
+    def __enter__(self) -> "DiffProgress":
+        self.bar.__enter__()
+        return self
 
-    def progress(done: int, total: int) -> None:
-        bar.update(task, description="runs under larger bounds", completed=done, total=total)
+    def __exit__(self, *exc) -> None:
+        self.bar.__exit__(*exc)
+
+    def member(self, name: str) -> None:
+        self.bar.update(self.task, description=f"diff: member {name}", completed=self.names.index(name))
+        self.t0 = time.monotonic()
+
+    def runs(self, done: int, total: int) -> None:
+        if done == 1:
+            self.t0 = time.monotonic()
+        self.bar.update(self.task, description="runs under larger bounds", completed=done, total=total)
         now = time.monotonic()
-        if not bar.console.is_terminal and now - last[0] >= 30:
-            last[0] = now
+        if not self.terminal and now - self.last >= 30:
+            self.last = now
             print(f"diff: checked {done}/{total} variations of the distinguishing runs "
-                  f"({now - t0:.0f} s)", file=sys.stderr, flush=True)
-
-    annotate(d, robust=robust, progress=progress)
-    d.robust_seconds = time.monotonic() - t0
+                  f"({now - self.t0:.0f} s)", file=sys.stderr, flush=True)
 
 
 # --- data and text -------------------------------------------------------------------

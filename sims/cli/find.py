@@ -29,18 +29,15 @@ def register(sub) -> None:
 
 
 def _find(args) -> int:
-    from acp_lifecycle.sims.configs import get_suite
-    from acp_lifecycle.sims.diff import rule_set
     from acp_lifecycle.sims.find import PatternError, find, parse
+
+    from .diff import exhaustive
 
     try:
         pattern = parse(args.pattern)
     except PatternError as e:
         raise UsageError(f"PATTERN: {e}") from None
-    rules = rule_set(args.rules)
-    suite = get_suite(args.config)
-    if not suite.exhaustive:
-        raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
+    suite, rules = exhaustive(args.config, args.rules)
     r = find(suite.members, rules, pattern)
     if args.json:
         print_json(find_data(r, suite.name))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import UsageError, add_force, add_json, output_file, path_argument, print_json
+from .common import add_force, add_json, output_file, path_argument, print_json
 
 
 def register(sub) -> None:
@@ -34,37 +34,21 @@ def register(sub) -> None:
 
 def _review(args) -> int:
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from acp_lifecycle.sims.configs import get_suite
-    from acp_lifecycle.sims.diff import rule_set
     from acp_lifecycle.sims.review import build
     from acp_lifecycle.sims.review.markdown import markdown
 
     from .common import refuse_options
+    from .diff import DiffProgress, exhaustive
 
-    base, new = rule_set(args.base), rule_set(args.new)
-    suite = get_suite(args.config)
-    if not suite.exhaustive:
-        raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
+    suite, base, new = exhaustive(args.config, args.base, args.new)
     if args.out is None:
         refuse_options(args, "without --out", "--force")
     out = output_file(args.out, option="--out", force=args.force) if args.out is not None else None
     err = Console(stderr=True)
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
-                   transient=True, disable=not err.is_terminal)
-    task = bar.add_task("review", total=len(suite.members))
-    names = [m.name for m in suite.members]
-
-    def on_member(name: str) -> None:
-        bar.update(task, description=f"diff: member {name}", completed=names.index(name))
-
-    def progress(done: int, total: int) -> None:
-        bar.update(task, description="runs under larger bounds", completed=done, total=total)
-
-    with bar:
-        r = build(args.config, base, new, max_nodes=args.max_states, on_member=on_member, progress=progress,
-                  names=(args.base, args.new))
+    with DiffProgress(suite, err) as progress:
+        r = build(args.config, base, new, max_nodes=args.max_states, on_member=progress.member,
+                  progress=progress.runs, names=(args.base, args.new))
     text = markdown(r)
     if out is not None:
         out.write_text(text)
