@@ -36,9 +36,13 @@ def _summary(r: Review) -> list[str]:
     changed = [c for c in r.changes if not c.scope]
     text = (f"**Summary.** On the wire, `{new}` forbids {_plural(len(forbids), 'kind')} of message `{base}` allows "
             f"({split(forbids)}) and allows {_plural(len(allows), 'kind')} `{base}` forbids ({split(allows)}). "
-            f"{_plural(len(changed), 'verdict')} of rules of both change{'s' * (len(changed) == 1)}; "
-            f"{_plural(len(flips), 'class flip')}, {_plural(len(broken), 'rule')} of `{base}` broken; "
-            f"{len(unforeseen)} of them not foreseen by `{new}` (⚠ below).")
+            f"{_plural(len(changed), 'verdict')} of rules of both change{'s' * (len(changed) == 1)}: "
+            f"{_plural(len(flips), 'class flip')}, {_plural(len(broken), 'rule')} of `{base}` broken")
+    if flips or broken:
+        text += (f"; {len(unforeseen)} of them not foreseen by `{new}` (⚠ below)." if unforeseen
+                 else f"; `{new}` foresees each.")
+    else:
+        text += "."
     if not r.different:
         text = f"**Summary.** No difference between `{base}` and `{new}` on the wire or in the verdicts within the bounds."
     return [text, ""]
