@@ -79,5 +79,8 @@ def test_cli_found_none_and_bad_input(capsys):
     err = capsys.readouterr().err
     assert "unknown action 'AgentFoo'" in err and err.count("\n") == 1
     assert main(["find", "x", "--rules", "nope"]) == 2
-    assert main(["find", "AgentInsert", "--rules", "ack-at-receipt", "--config", "tiny", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out.splitlines()[-1])["explore"] is None  # not a rule set explore offers
+    assert main(["find", "AgentInsert", "--variant", "ack-at-receipt", "--config", "tiny", "--set", "cancels=1",
+                 "--json"]) == 0
+    link = json.loads(capsys.readouterr().out.splitlines()[-1])["explore"]
+    assert "--variant ack-at-receipt --set cancels=1 --run " in link["command"]
+    assert "rules=ack-at-receipt&set=cancels%3D1&path=" in link["query"]  # as explore writes its own query

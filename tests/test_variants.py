@@ -180,3 +180,28 @@ def test_a_malformed_variant_file_is_one_line_naming_it(tmp_path, text, error):
     with pytest.raises(VariantError) as e:
         load_variants(tmp_path)
     assert error in str(e.value) and str(e.value).startswith("x.toml: ") and "\n" not in str(e.value)
+
+
+# --- class flips --------------------------------------------------------------------------------
+
+
+def test_a_known_limitation_that_holds_under_a_variant_is_flagged():
+    from acp_lifecycle.sims.variants import class_flips
+
+    flips = {f["property"]: f for f in class_flips(AGREED)["empty-prompt-response"]}
+    f = flips["lost_response_recoverable"]
+    assert (f["class"], f["was"], f["now"], f["expected"]) == ("known_limitation", "violated", "holds", False)
+    assert flips["sometimes_echo_after_response"]["flip"] == "a sometimes is never reached"
+    # declared by the variant's file: flagged, and marked as expected
+    assert [f["expected"] for f in class_flips(AGREED)["client-correlation-token"]] == [True]
+    assert "## Class flips" in (DOCS / "verdicts.md").read_text()
+
+
+def test_regress_flags_class_flips_in_text_and_json(capsys):
+    argv = ["regress", "--verdicts", str(DOCS / "verdicts.json"), "--variant", "empty-prompt-response"]
+    assert main(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())  # wrapped at 80 columns
+    assert "CLASS FLIP empty-prompt-response / lost_response_recoverable: a known limitation now holds" in out
+    assert main(argv + ["--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert "lost_response_recoverable" in [f["property"] for f in data["flips"]["empty-prompt-response"]]

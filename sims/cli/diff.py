@@ -32,6 +32,7 @@ from .common import (
     print_lines,
     refuse_options,
 )
+from .options import add_model_options, parse_sets, suite_with_sets
 
 #: What the diff observes, in one sentence (printed with the bounds, and in --json).
 OBSERVED = (
@@ -63,25 +64,27 @@ def register(sub) -> None:
     p.add_argument("--no-robust", dest="robust", action="store_false",
                    help="skip checking each distinguishing run under each bound one higher and the model's other "
                    "readings (sims/diff/robust.py)")
+    add_model_options(p, rules=False)  # A and B name the rules; --set the bounds
     p.set_defaults(run=_diff)
 
 
-def exhaustive(config: str, *names: str) -> tuple:
-    """(the named configuration, the rule sets named): UsageError unless it can be explored exhaustively."""
+def exhaustive(config: str, sets: list[str], *names: str) -> tuple:
+    """(the named configuration with the ``--set`` bounds, the rule sets named, by ``sims.diff.rule_set``):
+    UsageError unless it can be explored exhaustively."""
     from acp_lifecycle.sims.diff import rule_set
 
     rules = [rule_set(n) for n in names]
     suite = get_suite(config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
-    return suite, *rules
+    return suite_with_sets(suite, parse_sets(sets)), *rules
 
 
 def _diff(args) -> int:
     from acp_lifecycle.sims.diff import diff_suite
     from acp_lifecycle.sims.diff.report import annotate
 
-    suite, ra, rb = exhaustive(args.config, args.a, args.b)
+    suite, ra, rb = exhaustive(args.config, args.sets, args.a, args.b)
     if args.diagrams is None:
         refuse_options(args, "without --diagrams", "--force")
     if args.json:

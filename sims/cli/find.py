@@ -6,6 +6,7 @@ Exit status: 0 when a run matches, 1 when none does within the bounds, 2 for bad
 from __future__ import annotations
 
 from .common import UsageError, add_json, print_json, print_lines, screen
+from .options import add_model_options
 
 EXAMPLE = "AgentInsert(_, _, queued) then ClientCancelSession then AgentBeginWork(input) and never AgentEndWork(end_turn)"
 
@@ -21,10 +22,9 @@ def register(sub) -> None:
         "within the bounds; 2: bad usage.",
     )
     p.add_argument("pattern", metavar="PATTERN", help="the events to find (sims/find/pattern.py has the grammar)")
-    p.add_argument("--rules", default="rfd",
-                   help="the rule set: a spec variant (`variants --list`) or bug:NAME (default: rfd)")
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
     add_json(p, "print the result as one JSON line (the run, the steps that matched, the explore link)")
+    add_model_options(p)  # --rules or --variant, --set
     p.set_defaults(run=_find)
 
 
@@ -32,12 +32,14 @@ def _find(args) -> int:
     from acp_lifecycle.sims.find import PatternError, find, parse
 
     from .diff import exhaustive
+    from .options import model_rules
 
     try:
         pattern = parse(args.pattern)
     except PatternError as e:
         raise UsageError(f"PATTERN: {e}") from None
-    suite, rules = exhaustive(args.config, args.rules)
+    rules = model_rules(args)
+    (suite,) = exhaustive(args.config, args.sets)
     r = find(suite.members, rules, pattern)
     if args.json:
         print_json(find_data(r, suite.name))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from .common import add_force, add_json, output_file, path_argument, print_json
+from .options import add_model_options
 
 
 def register(sub) -> None:
@@ -29,6 +30,7 @@ def register(sub) -> None:
     p.add_argument("--max-states", type=int, default=3_000_000,
                    help="stop with an error past this many product states per member and direction")
     add_json(p, "print a summary as one JSON line (the document goes to --out, or is left out)")
+    add_model_options(p, rules=False)  # BASE and NEW name the rules; --set the bounds
     p.set_defaults(run=_review)
 
 
@@ -41,7 +43,7 @@ def _review(args) -> int:
     from .common import refuse_options
     from .diff import DiffProgress, exhaustive
 
-    suite, base, new = exhaustive(args.config, args.base, args.new)
+    suite, base, new = exhaustive(args.config, args.sets, args.base, args.new)
     if args.out is None:
         refuse_options(args, "without --out", "--force")
     out = output_file(args.out, option="--out", force=args.force) if args.out is not None else None

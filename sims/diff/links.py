@@ -1,10 +1,11 @@
 """Where a run opens in ``acp-lifecycle explore``: the command and the page's query.
 
-The explorer names a run by its configuration, member, rule set (or seeded bug)
-and path, the index of the action taken at each step among the enabled steps
-(docs/explore.md). A run of a rule set the explorer does not offer (a spec
-variant other than ``rfd`` and ``rfd+2.4.0``), or on bounds changed from the
-named member's, has no link: ``explore_link`` returns None.
+The explorer names a run by its configuration, member, rule set or spec variant
+(or seeded bug), the bounds changed from the member's (``--set``) and path, the
+index of the action taken at each step among the enabled steps (docs/explore.md).
+A run of rules the explorer cannot name (a seeded bug on a variant), or on
+bounds changed other than by integer budgets, has no link: ``explore_link``
+returns None.
 """
 
 from __future__ import annotations
@@ -32,16 +33,31 @@ def path_of(cfg: Config, rules: Rules, run) -> list[int]:
 
 
 def _explorer_names(rules: Rules) -> tuple[str, str] | None:
-    """(rule set, bug) the explorer offers for ``rules``, or None."""
+    """(rule set or variant, bug) the explorer offers for ``rules``, or None."""
     from acp_lifecycle.model.bugs import BUGS
+    from acp_lifecycle.model.variants import VARIANTS
 
     if rules.name in RULE_SETS and RULE_SETS[rules.name] == rules:
+        return rules.name, ""
+    if rules.name in VARIANTS and VARIANTS[rules.name].rules == rules:
         return rules.name, ""
     for name, bug in BUGS.items():
         for base, r in RULE_SETS.items():
             if bug.on(r) == rules:
                 return base, name
     return None
+
+
+def _sets(member: Config | None, cfg: Config) -> dict | None:
+    """The integer budgets ``cfg`` changes from the named ``member`` (None: it changes more, or no member)."""
+    from dataclasses import fields
+
+    from acp_lifecycle.model.config import LIMITS
+
+    if member is None:
+        return None
+    changed = {f.name: getattr(cfg, f.name) for f in fields(cfg) if getattr(cfg, f.name) != getattr(member, f.name)}
+    return changed if all(k in LIMITS for k in changed) else None
 
 
 def explore_link(config: str, cfg: Config, rules: Rules, run) -> dict | None:
@@ -55,7 +71,8 @@ def explore_link(config: str, cfg: Config, rules: Rules, run) -> dict | None:
         members = {m.name: m for m in get_suite(config).members}
     except Exception:
         return None
-    if members.get(cfg.name) != cfg:
+    sets = _sets(members.get(cfg.name), cfg)
+    if sets is None:
         return None
     rule_set, bug = names
     path = path_of(cfg, rules, run)
@@ -66,8 +83,12 @@ def explore_link(config: str, cfg: Config, rules: Rules, run) -> dict | None:
         cmd += ["--member", cfg.name]
         query["member"] = cfg.name
     if rule_set != "rfd":
-        cmd += ["--rules", rule_set]
+        cmd += ["--rules" if rule_set in RULE_SETS else "--variant", rule_set]
         query["rules"] = rule_set
+    for k, v in sets.items():
+        cmd += ["--set", f"{k}={v}"]
+    if sets:
+        query["set"] = ",".join(f"{k}={v}" for k, v in sets.items())
     if bug:
         cmd += ["--bug", bug]
         query["bug"] = bug
