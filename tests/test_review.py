@@ -111,4 +111,4 @@ def test_review_flags_a_class_flip(capsys):
     assert main(["review", "rfd", "rfd+2.4.0", "--config", "lost-response", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     (c,) = [c for c in data["verdict_changes"] if c["class_flip"]]
-    assert c["property"] == "resumed_client_sees_current_state" and c["class_flip"] == "closes" and c["foreseen"]
+    assert c["property"] == "resumed_client_sees_current_state" and c["class_flip"] == "an open question closes" and c["foreseen"]

@@ -162,7 +162,7 @@ def _verdicts(r: Review) -> list[str]:
         for c in changed:
             flag = ""
             if c.flip:
-                what = "breaks" if c.flip == "violated" else f"class flip: {c.flip}"
+                what = "breaks" if c.flip == "violated" else f"class flip: {c.flip}"  # variants' own words
                 flag = (f"{what} (foreseen: `{new}` {c.foreseen_by})" if c.foreseen
                         else f"⚠ **{what}**, against the expectation {c.base_expectation}")
             out.append(f"| `{c.property}` | {c.base} | {c.new} | {flag} |")

@@ -9,10 +9,11 @@ price a variant declares) is listed as foreseen; one it does not is a red flag (
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from acp_lifecycle.model.config import Rules
 from acp_lifecycle.model.properties import PROPERTIES
+from acp_lifecycle.sims.variants import _FLIPS
 
 __all__ = ["Change", "verdict_changes", "cell"]
 
@@ -48,8 +49,8 @@ class Change:
     new: str
     base_expectation: str
     new_expectation: str
-    #: what NEW's verdict is under BASE's expectation when that is not accepted ("" = no flip): "holds"
-    #: (a known limitation), "closes" (an open question), "never reached" (a sometimes), "violated"
+    #: the change of class ("a known limitation now holds", "an open question closes", "a sometimes is
+    #: never reached", as ``variants`` flags them), "violated" for a rule of BASE broken, "" for none
     flip: str = ""
     #: why NEW foresees it ("" = it does not): its own expectation, or its ``worse_on``
     foreseen_by: str = ""
@@ -80,12 +81,10 @@ def verdict_changes(base: Rules, new: Rules, rb, rn) -> list[Change]:
         cb, cn = cell(vb, eb), cell(vn, en)
         if cb == cn:
             continue
-        flip = ""
-        if eb and cn != "n/a":
-            judged = replace(vn, expect=eb)
-            if not judged.ok:
-                flip = {"NOT CONFIRMED": "closes" if eb == "open_question" else "holds",
-                        "NOT REACHED": "never reached", "VIOLATED": "violated"}.get(judged.outcome, judged.outcome)
+        # the change of class, in the words of ``variants``' own flags (sims/variants.py), or a rule broken
+        flip = _FLIPS.get((eb, vb.status, vn.status), "") if cn != "n/a" else ""
+        if not flip and eb == "must_hold" and vn.status == "violated":
+            flip = "violated"
         why = ""
         if flip and en != eb:
             why = f"expects {en}"
