@@ -6,7 +6,8 @@ one member's bounds and under the model's reading of the text*. Each is checked
 again under every **variation**, one at a time:
 
 * each integer budget of the member one higher (``agent_work=2`` where it was
-  1), up to ``model.config.LIMITS``;
+  1), past ``model.config.LIMITS`` too: those bound an exhaustive search, and
+  this check only follows the run's observations (``limit`` bounds its sets);
 * each exploration switch the member leaves off turned on (``hook=True``: a
   foreground hook before insertion; ``down_latency``, ``request_first``, ...);
 * each alternative **reading** the model has of a rule (``READINGS``): the
@@ -34,7 +35,7 @@ the diff itself: about 2 s for the six witnesses of ``diff rfd rfd+2.4.0`` on
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from acp_lifecycle.model.config import LIMITS, RFD_RULES, Config, Rules
@@ -86,10 +87,10 @@ def variations(cfg: Config, *rule_sets: Rules) -> list[Variation]:
     """Every variation of ``cfg`` and of ``rule_sets`` (a reading that changes none of them is left out)."""
     same = lambda r: r  # noqa: E731 - a bound does not change the rules
     out = []
-    for name, (_, hi) in LIMITS.items():
-        v = getattr(cfg, name)
-        if v < hi:
-            out.append(Variation(f"{name}={v + 1}", cfg.with_(**{name: v + 1}), same))
+    for name in LIMITS:
+        # past LIMITS too: they bound an exhaustive search, and this one follows a run's observations
+        v = getattr(cfg, name) + 1
+        out.append(Variation(f"{name}={v}", replace(cfg, **{name: v}), same))
     for name in SWITCHES:
         if not getattr(cfg, name):
             out.append(Variation(f"{name}=True", cfg.with_(**{name: True}), same))

@@ -186,7 +186,7 @@ def _bounds(r: Review) -> list[str]:
 
     out += ["", f"Observed: {OBSERVED}.", "",
             "Each run was checked again, one variation at a time, with each budget of its member one higher "
-            "(up to `model/config.py` `LIMITS`), each exploration switch it leaves off turned on ("
+            "(past `model/config.py` `LIMITS` too), each exploration switch it leaves off turned on ("
             + ", ".join(f"`{s}`" for s in SWITCHES) + "), and under each reading the model has: "
             + "; ".join(f"`{name[len('reading '):]}` ({what})" for name, what, _ in READINGS) + "."]
     return out + [""]
