@@ -112,3 +112,10 @@ def test_review_flags_a_class_flip(capsys):
     data = json.loads(capsys.readouterr().out)
     (c,) = [c for c in data["verdict_changes"] if c["class_flip"]]
     assert c["property"] == "resumed_client_sees_current_state" and c["class_flip"] == "an open question closes" and c["foreseen"]
+
+
+def test_a_property_new_cannot_state_is_a_change_of_scope_not_a_break(capsys):
+    assert main(["review", "rfd", "empty-prompt-response", "--config", "multi-client", "--json"]) == 1
+    changes = {c["property"]: c for c in json.loads(capsys.readouterr().out)["verdict_changes"]}
+    assert changes["success_carries_message_id"]["new"] == "n/a"
+    assert changes["success_carries_message_id"]["class_flip"] == ""

@@ -82,9 +82,11 @@ def verdict_changes(base: Rules, new: Rules, rb, rn) -> list[Change]:
         if cb == cn:
             continue
         # the change of class, in the words of ``variants``' own flags (sims/variants.py), or a rule broken
-        flip = _FLIPS.get((eb, vb.status, vn.status), "") if cn != "n/a" else ""
-        if not flip and eb == "must_hold" and vn.status == "violated":
-            flip = "violated"
+        flip = ""
+        if cn != "n/a":  # a property NEW cannot state changes scope, not class
+            flip = _FLIPS.get((eb, vb.status, vn.status), "")
+            if not flip and eb == "must_hold" and vn.status == "violated":
+                flip = "violated"
         why = ""
         if flip and en != eb:
             why = f"expects {en}"
