@@ -497,6 +497,22 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     return None
 
 
+@_prop("step", expect="open_question", witnesses=("sometimes_queued_insert",), on="AgentBeginWork")
+def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
+    """A prompt inserted while other work runs does not start its work after a session/cancel that came before it began."""
+    w = step.state.agent.work
+    if w is None or (pre.agent.work is not None and pre.agent.work.serial == w.serial):
+        return None
+    for r in pre.agent.reqs:
+        if r.waited_cancel and r.mid in w.inputs:
+            return (
+                f"client {r.cid}'s prompt {r.rid} (message {r.mid}) was inserted while other work ran and waited "
+                f"when session/cancel stopped that work; its work starts now: the cancel stopped neither it (not "
+                f"foreground work yet) nor its prompt (inserted already)"
+            )
+    return None
+
+
 _judged("resume_snapshot_before_response")
 
 
