@@ -75,8 +75,9 @@ def test_rfd_with_itself_has_no_observable_difference_on_default():
     assert not d.different
     # The product is explored in full (nothing stops a branch): pinned so a model change shows.
     # the judges' history (issue 21): lost-response 16094 -> 16325, permission 1978 -> 2014; a replay an
-    # older message only while no prompt waits (a9da55a): lost-response 16325 -> 16333, restart 485 -> 493, import 4604 -> 4886;
-    # the ghost of a prompt inserted and waiting when session/cancel arrives (issue 23): cancel-race 4178 -> 4916
+    # older message only while no prompt waits (a9da55a): lost-response 16325 -> 16333, restart 485 -> 493;
+    # with it and the ghost of a prompt inserted and waiting when session/cancel arrives (issue 23):
+    # cancel-race 4178 -> 4916, import 4604 -> 4886
     assert [m.a_not_b.nodes for m in d.members] == [9858, 1376, 4916, 2014, 6950, 16333, 493, 2312, 4886, 36196]
 
 
