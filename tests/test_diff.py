@@ -77,8 +77,9 @@ def test_rfd_with_itself_has_no_observable_difference_on_default():
     # the judges' history (issue 21): lost-response 16094 -> 16325, permission 1978 -> 2014; a replay an
     # older message only while no prompt waits (a9da55a): lost-response 16325 -> 16333, restart 485 -> 493;
     # with it and the ghost of a prompt inserted and waiting when session/cancel arrives (issue 23):
-    # cancel-race 4178 -> 4916, import 4604 -> 4886
-    assert [m.a_not_b.nodes for m in d.members] == [9858, 1376, 4916, 2014, 6950, 16333, 493, 2312, 4886, 36196]
+    # cancel-race 4178 -> 4916, import 4604 -> 4886; the tool calls as published agents report them
+    # (issue 22): failures 1376 -> 1416, permission 2014 -> 2228
+    assert [m.a_not_b.nodes for m in d.members] == [9858, 1416, 4916, 2228, 6950, 16333, 493, 2312, 4886, 36196]
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
@@ -165,7 +166,8 @@ def test_every_reported_witness_replays_and_is_checked(example_diffs):
                 assert (w.allowed, w.refused) == (allowed, refused)
                 check_witness(w, cfgs[w.member], RULES[allowed], RULES[refused])
                 n += 1
-    assert n == sum(len(d.only_a) + len(d.only_b) for d in example_diffs.values()) == 51
+    # 51 -> 53 with the tool calls as published agents report them (issue 22)
+    assert n == sum(len(d.only_a) + len(d.only_b) for d in example_diffs.values()) == 53
 
 
 def test_a_tampered_witness_fails_the_check(example_diffs):
