@@ -20,6 +20,7 @@ from acp_lifecycle.model.config import RFD_RULES, Rules
 from acp_lifecycle.model.properties import PROPERTIES
 
 from acp_lifecycle.sims.configs import Suite
+from acp_lifecycle.sims.search import interrupt
 from acp_lifecycle.sims.search.explore import Result, TooLarge, Verdict, explore
 
 __all__ = ["SuiteResult", "check_suite"]
@@ -85,6 +86,11 @@ def check_suite(
     about half the time); a member that passes ``SMALL`` states there is
     explored afterwards in this process, with the workers for its own search.
     """
+    with interrupt.watch():
+        return _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster)
+
+
+def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster) -> SuiteResult:
     members = suite.members
     max_states = suite.max_states if max_states is None else max_states
     start = time.perf_counter()
@@ -143,17 +149,29 @@ def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
     return r, verdicts
 
 
+def _quiet_child() -> None:
+    """In a forked worker: Ctrl-C is the coordinator's to handle (it ends the workers at once)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmetry: bool,
                   workers: int) -> list[Result | None]:
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, wait
 
     from acp_lifecycle.model.properties import BY_ID
 
-    with ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork")) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork"),
+                               initializer=_quiet_child)
+    try:
         futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry) for cfg in members]
         results: list[Result | None] = []
         for fut, report in zip(futures, progress):
+            while not fut.done():
+                interrupt.check()
+                wait([fut], timeout=0.2)
             got = fut.result()
             if got is None:
                 results.append(None)
@@ -164,4 +182,21 @@ def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmet
             if report:
                 report(r.states, r.transitions, r.depth)
             results.append(r)
+    except BaseException:
+        # Ctrl-C or a failure: the members still queued or running are not
+        # waited for (shutdown would run every queued one to its end)
+        _kill(pool)
+        raise
+    pool.shutdown()
     return results
+
+
+def _kill(pool) -> None:
+    """End the pool's processes now (they are ours: forked for this check)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(timeout=1)

@@ -43,6 +43,7 @@ from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.symmetry import SymmetryBroken
 from acp_lifecycle.model.system import System
 
+from . import interrupt
 from .graph import _bottom_cycles_csr, _positions
 from .shard import Found, Shard
 from .storage import FINGERPRINTS, no_gc, portable_fingerprint
@@ -165,11 +166,16 @@ class _Local:
         self.conns[w].send(item)
         return [self._recv(self.conns[w])]
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Let the workers end; ``abort`` (Ctrl-C, a failure): end them now."""
         for conn in self.conns:
             conn.close()
+        if abort:
+            for p in self.procs:
+                if p.is_alive():
+                    p.kill()
         for p in self.procs:
-            p.join(timeout=5)
+            p.join(timeout=1 if abort else 5)
             if p.is_alive():
                 p.kill()
 
@@ -211,6 +217,9 @@ def _peak_rss() -> int:
 
 
 def _serve(shard: Shard, w: int, n: int, conn) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's: it ends the workers
     gc.disable()
     start = _rss()  # what the worker shares with the coordinator at the fork
     file0 = _rss_file()
@@ -290,6 +299,7 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
         depth = 0
         parallel = workers > 1 or cluster is not None
         while shard.frontier and not (parallel and len(shard.frontier) >= SPLIT_AT * max(workers, 1)):
+            interrupt.check()
             shard.expand()
             size, states, _, _, _ = shard.accept()
             if size:
@@ -316,8 +326,10 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
             try:
                 results, states, transitions, depth = _run_levels(pool, workers, states, transitions, depth,
                                                                   cfg, max_states, progress)
-            finally:
-                pool.close()
+            except BaseException:
+                pool.close(abort=True)
+                raise
+            pool.close()
             grown = sum(r.get("grown", 0) for r in results)
         before = results[0].get("peak_before_finish", 0)
         out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
@@ -339,6 +351,7 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     level = 0
     mine = [b""] * n
     while True:
+        interrupt.check()
         claims = pool.call([("expand", (settled, b"".join(mine[o] for o in range(n) if o != w)))
                             for w in range(n)])
         decided = pool.call([("decide", ([claims[w][o] for w in range(n)], level)) for o in range(n)])
