@@ -75,7 +75,7 @@ def one(config: str, mode: str, at: float, timeout: float = 60.0) -> dict:
     main_s = time.monotonic() - t0
     while _group_alive(p.pid) and time.monotonic() - t0 < timeout:
         time.sleep(0.02)
-    lines = [x for x in err.splitlines() if x.strip()]
+    lines = [x for x in err.splitlines() if x.strip() and not x.startswith("acp-lifecycle check: ")]  # progress lines
     return {"mode": mode, "at": at, "stop_s": round(time.monotonic() - t0, 2), "main_s": round(main_s, 2),
             "rc": p.returncode, "lines": len(lines), "traceback": "Traceback" in err,
             "stderr": lines[-1] if lines else ""}

@@ -128,6 +128,19 @@ class ShardActor:
         return getattr(self.shard, cmd)(*arg)
 
 
+def _result(future):
+    """An actor call's result; waiting for it in short sleeps, which Ctrl-C interrupts
+    (distributed's own wait does not give way to it for seconds)."""
+    import time
+
+    from . import interrupt
+
+    while not future.done():
+        interrupt.check()
+        time.sleep(0.02)
+    return future.result()
+
+
 class DaskShards:
     """The same interface as ``engine._Local``: ``call`` one command on every shard, ``call_one``, ``close``."""
 
@@ -142,11 +155,11 @@ class DaskShards:
 
     def call(self, items):
         pending = [a.run(cmd, arg) for a, (cmd, arg) in zip(self.actors, items)]
-        return [p.result() for p in pending]
+        return [_result(p) for p in pending]
 
     def call_one(self, w: int, item):
         cmd, arg = item
-        return [self.actors[w].run(cmd, arg).result()]
+        return [_result(self.actors[w].run(cmd, arg))]
 
     def close(self, abort: bool = False) -> None:
         for f in self.futures:
