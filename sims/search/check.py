@@ -73,12 +73,13 @@ def check_suite(
     symmetry: bool = True,
     workers: int = 1,
     cluster=None,
+    por: bool = False,
 ) -> SuiteResult:
     """Explore every member of ``suite`` and combine the verdicts.
 
     ``max_states``: the limit per member (None: the suite's, ``Suite.max_states``).
     ``on_member(i, config)`` may return a progress callback for that member.
-    ``symmetry``, ``workers``, ``cluster``: as ``explore`` takes them.
+    ``symmetry``, ``workers``, ``cluster``, ``por``: as ``explore`` takes them.
 
     With several workers and several members, the small members run side by
     side in ``workers`` forked processes, one process each (the suites are
@@ -87,21 +88,21 @@ def check_suite(
     explored afterwards in this process, with the workers for its own search.
     """
     with interrupt.watch():
-        return _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster)
+        return _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster, por)
 
 
-def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster) -> SuiteResult:
+def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster, por) -> SuiteResult:
     members = suite.members
     max_states = suite.max_states if max_states is None else max_states
     start = time.perf_counter()
     progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
     results: list[Result | None] = [None] * len(members)
     if workers > 1 and cluster is None and len(members) > 1 and _can_fork():
-        results = _side_by_side(members, rules, max_states, progress, symmetry, workers)
+        results = _side_by_side(members, rules, max_states, progress, symmetry, workers, por)
     for i, cfg in enumerate(members):
         if results[i] is None:
             results[i] = explore(cfg, rules, max_states=max_states, progress=progress[i], symmetry=symmetry,
-                                 workers=workers, cluster=cluster)
+                                 workers=workers, cluster=cluster, por=por)
     verdicts: dict[str, Verdict] = {}
     found_in: dict[str, str] = {}
     for p in PROPERTIES:
@@ -130,7 +131,7 @@ def _can_fork() -> bool:
 SMALL = 16_384
 
 
-def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
+def _explore_plain(cfg, rules, max_states: int, symmetry: bool, por: bool = False) -> tuple | None:
     """``explore`` in a worker process, its result picklable (properties by
     id); None when the member passes ``SMALL`` states (and the limit is higher)."""
     from . import storage
@@ -139,7 +140,7 @@ def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
     # compress the frontier (it saves memory on large searches, costs time)
     storage.COMPRESS_AT = max(storage.COMPRESS_AT, SMALL)
     try:
-        r = explore(cfg, rules, max_states=min(max_states, SMALL), symmetry=symmetry, workers=1)
+        r = explore(cfg, rules, max_states=min(max_states, SMALL), symmetry=symmetry, workers=1, por=por)
     except TooLarge:
         if max_states <= SMALL:
             raise
@@ -157,7 +158,7 @@ def _quiet_child() -> None:
 
 
 def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmetry: bool,
-                  workers: int) -> list[Result | None]:
+                  workers: int, por: bool = False) -> list[Result | None]:
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, wait
 
@@ -166,7 +167,7 @@ def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmet
     pool = ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork"),
                                initializer=_quiet_child)
     try:
-        futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry) for cfg in members]
+        futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry, por) for cfg in members]
         results: list[Result | None] = []
         for fut, report in zip(futures, progress):
             while not fut.done():

@@ -45,6 +45,7 @@ from acp_lifecycle.model.system import System
 
 from . import interrupt
 from .graph import _bottom_cycles_csr, _positions
+from .por import PorBroken
 from .shard import Found, Shard
 from .storage import FINGERPRINTS, no_gc, portable_fingerprint
 
@@ -94,6 +95,11 @@ class Outcome:
     peak_before_finish: int = 0
     #: why the symmetry reduction was turned off during the search ("" when it was not)
     symmetry_broken: str = ""
+    #: whether the partial-order reduction was on (``por.py``), and why it was turned off
+    por: bool = False
+    por_broken: str = ""
+    #: states expanded with an ample set, fully, and the steps put off (summed over shards)
+    por_counts: tuple[int, int, int] = (0, 0, 0)
 
 
 #: below this many frontier states per worker a parallel search keeps going in
@@ -123,7 +129,7 @@ class _Local:
 
     def _recv(self, conn):
         ok, value = conn.recv()
-        if not ok and isinstance(value, SymmetryBroken):
+        if not ok and isinstance(value, (SymmetryBroken, PorBroken)):
             raise value
         if not ok:
             raise RuntimeError(f"a search worker failed:\n{value}")
@@ -232,7 +238,7 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
                 return
             try:
                 value = getattr(shard, cmd)(*arg)
-            except SymmetryBroken as e:
+            except (SymmetryBroken, PorBroken) as e:
                 conn.send((False, e))
                 return
             except BaseException:  # noqa: BLE001 - reported to the coordinator
@@ -266,6 +272,7 @@ def search(
     max_states: int = 3_000_000,
     progress: Callable[[int, int, int], None] | None = None,
     cluster=None,
+    por: bool = False,
 ) -> Outcome:
     """Explore every state of ``model`` reachable from its initial states (up to symmetry); check ``props``.
 
@@ -276,15 +283,20 @@ def search(
     """
     try:
         return _search(model, props, symmetry=symmetry, workers=workers, max_states=max_states,
-                       progress=progress, cluster=cluster)
+                       progress=progress, cluster=cluster, por=por)
+    except PorBroken as e:
+        out = search(model, props, symmetry=symmetry, workers=workers, max_states=max_states,
+                     progress=progress, cluster=cluster, por=False)
+        out.por_broken = e.reason
+        return out
     except SymmetryBroken as e:
-        out = _search(model, props, symmetry=False, workers=workers, max_states=max_states,
-                      progress=progress, cluster=cluster)
+        out = search(model, props, symmetry=False, workers=workers, max_states=max_states,
+                     progress=progress, cluster=cluster, por=por)
         out.symmetry_broken = e.reason
         return out
 
 
-def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress, cluster) -> Outcome:
+def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress, cluster, por) -> Outcome:
     cfg = model.cfg
     fingerprint = "portable" if cluster is not None else "local"
     if cluster is not None:
@@ -292,7 +304,7 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
 
         workers = cluster_size(cluster)
     with no_gc():
-        shard = Shard(model, props, symmetry=symmetry, fingerprint=fingerprint)
+        shard = Shard(model, props, symmetry=symmetry, fingerprint=fingerprint, por=por)
         shard.start()
         states = 1
         transitions = 0
@@ -335,6 +347,9 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
         out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
         out.peak_before_finish = before
+        out.por = por
+        counts = [r["por"] for r in results if r.get("por")]
+        out.por_counts = tuple(sum(c[k] for c in counts) for k in range(3)) if counts else (0, 0, 0)
         return out
 
 
