@@ -20,6 +20,7 @@ from acp_lifecycle.sims.mutate import all_mutants
 from acp_lifecycle.sims.search import shard
 from acp_lifecycle.sims.search.explore import explore
 from acp_lifecycle.sims.search.por import _chan, writes
+from test_symmetry import _assert_real_runs  # noqa: E402 - each trace is a real run, as symmetry's
 
 MUTANTS = all_mutants()
 
@@ -31,17 +32,6 @@ def _check_every_reduced_state(monkeypatch):
 
 def _statuses(r) -> dict:
     return {pid: v.status for pid, v in r.verdicts.items()}
-
-
-def _assert_real_runs(r) -> None:
-    for pid, v in r.verdicts.items():
-        if not v.trace:
-            continue
-        s = initial_state(r.config)
-        for pre, step in v.trace:
-            assert pre == s, pid
-            assert step in successors(pre, r.config, r.rules), pid
-            s = step.state
 
 
 def _same(cfg, rules=RFD_RULES):
