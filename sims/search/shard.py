@@ -6,7 +6,8 @@ level by level. A shard expands its part of a level, checks the properties on
 every state and step (``_Checks``: only those whose ``on`` tags a step could
 make true), keeps a record (fingerprint, parent, depth, open obligations,
 successors) of every state it owns, and reports what it found (``Found``) for
-the coordinator to rebuild as a real run.
+the coordinator to rebuild as a real run. With ``por`` it expands an ample set
+where ``por.py`` finds one (off by default: it saves little, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -186,20 +187,6 @@ class Shard:
         pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
         por = self.por
         cached: dict[int, tuple] = {}  # the ample steps' representatives and fingerprints, by id(step)
-        old = self.old
-
-        def is_new(f: int, steps) -> bool:
-            """The cycle proviso: every step leads to a state deeper than this level."""
-            gs = []
-            for st in steps:
-                post = st.state if canon is None else canon(st.state)
-                g = fpf(post)
-                if g == f:
-                    return False
-                cached[id(st)] = (post, g)
-                gs.append(g)
-            return not old.contains(np.array(gs, dtype=np.int64)).any()
-
         for s, f in self.frontier.drain():
             if checks.always:
                 hit = False
@@ -221,7 +208,7 @@ class Shard:
             succ = next_steps(s)
             if por is not None:
                 cached.clear()
-                succ = por.ample(s, succ, lambda steps: is_new(f, steps))
+                succ = por.ample(s, succ, lambda steps: self._deeper(f, steps, cached))
             transitions += len(succ)
             for step in succ:
                 ps = checks.for_step(step)
@@ -257,6 +244,20 @@ class Shard:
         self._flush(pend, claims)
         self.transitions += transitions
         return [c.tobytes() for c in claims]
+
+    def _deeper(self, f: int, steps, cached: dict) -> bool:
+        """The cycle proviso: every step leads to a state deeper than this level (and
+        ``cached`` keeps each one's representative and fingerprint for the expansion)."""
+        canon, fpf = self.canon, FINGERPRINTS[self.fpname]
+        gs = []
+        for st in steps:
+            post = st.state if canon is None else canon(st.state)
+            g = fpf(post)
+            if g == f:
+                return False
+            cached[id(st)] = (post, g)
+            gs.append(g)
+        return not self.old.contains(np.array(gs, dtype=np.int64)).any()
 
     def _flush(self, pend: dict, claims: list) -> None:
         """Keep the candidates no earlier level visited: own ones go to the next
