@@ -45,3 +45,4 @@ def watch():
         yield
     finally:
         signal.signal(signal.SIGINT, prev)
+        _noted = False  # a search after this one (a test, a second command) starts afresh
