@@ -31,6 +31,7 @@ from .common import (
     print_lines,
     refuse_options,
 )
+from .options import add_model_options, parse_sets, suite_with_sets
 
 #: What the diff observes, in one sentence (printed with the bounds, and in --json).
 OBSERVED = (
@@ -59,6 +60,7 @@ def register(sub) -> None:
     add_force(p, "files in a non-empty --diagrams directory")
     p.add_argument("--max-states", type=positive_int, default=3_000_000,
                    help="stop with an error past this many product states per member and direction")
+    add_model_options(p, rules=False)  # A and B name the rules; --set the bounds
     p.set_defaults(run=_diff)
 
 
@@ -69,6 +71,7 @@ def _diff(args) -> int:
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
+    suite = suite_with_sets(suite, parse_sets(args.sets))
     if args.diagrams is None:
         refuse_options(args, "without --diagrams", "--force")
     if args.json:
