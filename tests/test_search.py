@@ -154,3 +154,21 @@ def test_a_suite_carries_its_state_limit_to_its_members():
         check_suite(dataclasses.replace(small, max_states=50))
     with pytest.raises(TooLarge, match="passed 60 states"):
         check_suite(small, max_states=60)
+
+
+def test_a_sigint_swallowed_while_watched_is_raised_again_and_forgotten_after():
+    import os
+    import signal
+    import time
+
+    from acp_lifecycle.sims.search import interrupt
+
+    with interrupt.watch():
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            pass  # as a `try: import ... except ImportError` around a C extension may swallow it
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.check()
+    interrupt.check()  # a later search starts afresh

@@ -20,6 +20,7 @@ from acp_lifecycle.model.config import RFD_RULES, Rules
 from acp_lifecycle.model.properties import PROPERTIES
 
 from acp_lifecycle.sims.configs import Suite
+from acp_lifecycle.sims.search import interrupt
 from acp_lifecycle.sims.search.explore import Result, TooLarge, Verdict, explore
 
 __all__ = ["SuiteResult", "check_suite"]
@@ -72,12 +73,13 @@ def check_suite(
     symmetry: bool = True,
     workers: int = 1,
     cluster=None,
+    por: bool = False,
 ) -> SuiteResult:
     """Explore every member of ``suite`` and combine the verdicts.
 
     ``max_states``: the limit per member (None: the suite's, ``Suite.max_states``).
     ``on_member(i, config)`` may return a progress callback for that member.
-    ``symmetry``, ``workers``, ``cluster``: as ``explore`` takes them.
+    ``symmetry``, ``workers``, ``cluster``, ``por``: as ``explore`` takes them.
 
     With several workers and several members, the small members run side by
     side in ``workers`` forked processes, one process each (the suites are
@@ -85,17 +87,22 @@ def check_suite(
     about half the time); a member that passes ``SMALL`` states there is
     explored afterwards in this process, with the workers for its own search.
     """
+    with interrupt.watch():
+        return _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster, por)
+
+
+def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster, por) -> SuiteResult:
     members = suite.members
     max_states = suite.max_states if max_states is None else max_states
     start = time.perf_counter()
     progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
     results: list[Result | None] = [None] * len(members)
     if workers > 1 and cluster is None and len(members) > 1 and _can_fork():
-        results = _side_by_side(members, rules, max_states, progress, symmetry, workers)
+        results = _side_by_side(members, rules, max_states, progress, symmetry, workers, por)
     for i, cfg in enumerate(members):
         if results[i] is None:
             results[i] = explore(cfg, rules, max_states=max_states, progress=progress[i], symmetry=symmetry,
-                                 workers=workers, cluster=cluster)
+                                 workers=workers, cluster=cluster, por=por)
     verdicts: dict[str, Verdict] = {}
     found_in: dict[str, str] = {}
     for p in PROPERTIES:
@@ -124,7 +131,7 @@ def _can_fork() -> bool:
 SMALL = 16_384
 
 
-def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
+def _explore_plain(cfg, rules, max_states: int, symmetry: bool, por: bool = False) -> tuple | None:
     """``explore`` in a worker process, its result picklable (properties by
     id); None when the member passes ``SMALL`` states (and the limit is higher)."""
     from . import storage
@@ -133,7 +140,7 @@ def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
     # compress the frontier (it saves memory on large searches, costs time)
     storage.COMPRESS_AT = max(storage.COMPRESS_AT, SMALL)
     try:
-        r = explore(cfg, rules, max_states=min(max_states, SMALL), symmetry=symmetry, workers=1)
+        r = explore(cfg, rules, max_states=min(max_states, SMALL), symmetry=symmetry, workers=1, por=por)
     except TooLarge:
         if max_states <= SMALL:
             raise
@@ -143,17 +150,29 @@ def _explore_plain(cfg, rules, max_states: int, symmetry: bool) -> tuple | None:
     return r, verdicts
 
 
+def _quiet_child() -> None:
+    """In a forked worker: Ctrl-C is the coordinator's to handle (it ends the workers at once)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmetry: bool,
-                  workers: int) -> list[Result | None]:
+                  workers: int, por: bool = False) -> list[Result | None]:
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, wait
 
     from acp_lifecycle.model.properties import BY_ID
 
-    with ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork")) as pool:
-        futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry) for cfg in members]
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork"),
+                               initializer=_quiet_child)
+    try:
+        futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry, por) for cfg in members]
         results: list[Result | None] = []
         for fut, report in zip(futures, progress):
+            while not fut.done():
+                interrupt.check()
+                wait([fut], timeout=0.2)
             got = fut.result()
             if got is None:
                 results.append(None)
@@ -164,4 +183,21 @@ def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmet
             if report:
                 report(r.states, r.transitions, r.depth)
             results.append(r)
+    except BaseException:
+        # Ctrl-C or a failure: the members still queued or running are not
+        # waited for (shutdown would run every queued one to its end)
+        _kill(pool)
+        raise
+    pool.shutdown()
     return results
+
+
+def _kill(pool) -> None:
+    """End the pool's processes now (they are ours: forked for this check)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.kill()
+    for p in procs:
+        p.join(timeout=1)

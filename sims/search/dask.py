@@ -15,6 +15,7 @@ worker needs the same acp-lifecycle installed (docs/performance.md).
 from __future__ import annotations
 
 import pickle
+import sys
 from contextlib import contextmanager
 
 __all__ = ["require_dask", "cluster", "cluster_size", "DaskShards"]
@@ -40,9 +41,22 @@ def cluster(address: str | None, workers: int):
     """A Dask client: on a new local cluster of ``workers`` processes, or on the scheduler at ``address``."""
     distributed = require_dask()
     if address is None:
-        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                      dashboard_address=None) as lc, distributed.Client(lc) as client:
-            yield client
+        import multiprocessing as mp
+
+        before = set(mp.active_children())
+        lc = None
+        try:
+            with _stderr_to_devnull():
+                lc = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                              dashboard_address=":0")
+            with distributed.Client(lc) as client:
+                yield client
+        except BaseException:
+            # Ctrl-C or a failure: end the processes this cluster started now
+            # (a graceful close takes 1.5 s and more)
+            _kill(lc, [p for p in mp.active_children() if p not in before])
+            raise
+        lc.close()
     else:
         try:
             client = distributed.Client(address, timeout="20s")
@@ -52,6 +66,47 @@ def cluster(address: str | None, workers: int):
             raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
         with client:
             yield client
+
+
+@contextmanager
+def _stderr_to_devnull():
+    """Standard error to /dev/null meanwhile: the local cluster's processes, started here,
+    keep it, so that a Ctrl-C (which reaches them too, from the terminal) does not print
+    their tracebacks; this process ends them and says one line."""
+    import os
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _kill(lc, procs: list) -> None:
+    """End the processes a local cluster started (ours: ``cluster`` started them) now, then the cluster."""
+    import logging
+
+    logging.disable(logging.CRITICAL)  # the cluster's complaints about its dying workers: we are ending it
+    for p in procs:
+        p.kill()
+    for p in procs:
+        p.join(timeout=1)
+    if lc is not None:
+        try:
+            lc.close(timeout=1)
+        except BaseException:  # noqa: BLE001 - it is going away in any case
+            pass
+    else:  # interrupted while starting: distributed would close it again at exit, with a traceback
+        import atexit
+
+        from distributed.deploy import spec
+
+        atexit.unregister(spec.close_clusters)
 
 
 def cluster_size(client) -> int:
@@ -73,6 +128,19 @@ class ShardActor:
         return getattr(self.shard, cmd)(*arg)
 
 
+def _result(future):
+    """An actor call's result; waiting for it in short sleeps, which Ctrl-C interrupts
+    (distributed's own wait does not give way to it for seconds)."""
+    import time
+
+    from . import interrupt
+
+    while not future.done():
+        interrupt.check()
+        time.sleep(0.02)
+    return future.result()
+
+
 class DaskShards:
     """The same interface as ``engine._Local``: ``call`` one command on every shard, ``call_one``, ``close``."""
 
@@ -87,13 +155,13 @@ class DaskShards:
 
     def call(self, items):
         pending = [a.run(cmd, arg) for a, (cmd, arg) in zip(self.actors, items)]
-        return [p.result() for p in pending]
+        return [_result(p) for p in pending]
 
     def call_one(self, w: int, item):
         cmd, arg = item
-        return [self.actors[w].run(cmd, arg).result()]
+        return [_result(self.actors[w].run(cmd, arg))]
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
         for f in self.futures:
             f.cancel()
         self.actors = []

@@ -43,7 +43,9 @@ from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.symmetry import SymmetryBroken
 from acp_lifecycle.model.system import System
 
+from . import interrupt
 from .graph import _bottom_cycles_csr, _positions
+from .por import PorBroken
 from .shard import Found, Shard
 from .storage import FINGERPRINTS, no_gc, portable_fingerprint
 
@@ -93,6 +95,11 @@ class Outcome:
     peak_before_finish: int = 0
     #: why the symmetry reduction was turned off during the search ("" when it was not)
     symmetry_broken: str = ""
+    #: whether the partial-order reduction was on (``por.py``), and why it was turned off
+    por: bool = False
+    por_broken: str = ""
+    #: states expanded with an ample set, fully, and the steps put off (summed over shards)
+    por_counts: tuple[int, int, int] = (0, 0, 0)
 
 
 #: below this many frontier states per worker a parallel search keeps going in
@@ -122,7 +129,7 @@ class _Local:
 
     def _recv(self, conn):
         ok, value = conn.recv()
-        if not ok and isinstance(value, SymmetryBroken):
+        if not ok and isinstance(value, (SymmetryBroken, PorBroken)):
             raise value
         if not ok:
             raise RuntimeError(f"a search worker failed:\n{value}")
@@ -165,11 +172,16 @@ class _Local:
         self.conns[w].send(item)
         return [self._recv(self.conns[w])]
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Let the workers end; ``abort`` (Ctrl-C, a failure): end them now."""
         for conn in self.conns:
             conn.close()
+        if abort:
+            for p in self.procs:
+                if p.is_alive():
+                    p.kill()
         for p in self.procs:
-            p.join(timeout=5)
+            p.join(timeout=1 if abort else 5)
             if p.is_alive():
                 p.kill()
 
@@ -211,6 +223,9 @@ def _peak_rss() -> int:
 
 
 def _serve(shard: Shard, w: int, n: int, conn) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's: it ends the workers
     gc.disable()
     start = _rss()  # what the worker shares with the coordinator at the fork
     file0 = _rss_file()
@@ -223,7 +238,7 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
                 return
             try:
                 value = getattr(shard, cmd)(*arg)
-            except SymmetryBroken as e:
+            except (SymmetryBroken, PorBroken) as e:
                 conn.send((False, e))
                 return
             except BaseException:  # noqa: BLE001 - reported to the coordinator
@@ -257,6 +272,7 @@ def search(
     max_states: int = 3_000_000,
     progress: Callable[[int, int, int], None] | None = None,
     cluster=None,
+    por: bool = False,
 ) -> Outcome:
     """Explore every state of ``model`` reachable from its initial states (up to symmetry); check ``props``.
 
@@ -267,15 +283,20 @@ def search(
     """
     try:
         return _search(model, props, symmetry=symmetry, workers=workers, max_states=max_states,
-                       progress=progress, cluster=cluster)
+                       progress=progress, cluster=cluster, por=por)
+    except PorBroken as e:
+        out = search(model, props, symmetry=symmetry, workers=workers, max_states=max_states,
+                     progress=progress, cluster=cluster, por=False)
+        out.por_broken = e.reason
+        return out
     except SymmetryBroken as e:
-        out = _search(model, props, symmetry=False, workers=workers, max_states=max_states,
-                      progress=progress, cluster=cluster)
+        out = search(model, props, symmetry=False, workers=workers, max_states=max_states,
+                     progress=progress, cluster=cluster, por=por)
         out.symmetry_broken = e.reason
         return out
 
 
-def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress, cluster) -> Outcome:
+def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress, cluster, por) -> Outcome:
     cfg = model.cfg
     fingerprint = "portable" if cluster is not None else "local"
     if cluster is not None:
@@ -283,13 +304,14 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
 
         workers = cluster_size(cluster)
     with no_gc():
-        shard = Shard(model, props, symmetry=symmetry, fingerprint=fingerprint)
+        shard = Shard(model, props, symmetry=symmetry, fingerprint=fingerprint, por=por)
         shard.start()
         states = 1
         transitions = 0
         depth = 0
         parallel = workers > 1 or cluster is not None
         while shard.frontier and not (parallel and len(shard.frontier) >= SPLIT_AT * max(workers, 1)):
+            interrupt.check()
             shard.expand()
             size, states, _, _, _ = shard.accept()
             if size:
@@ -316,13 +338,18 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
             try:
                 results, states, transitions, depth = _run_levels(pool, workers, states, transitions, depth,
                                                                   cfg, max_states, progress)
-            finally:
-                pool.close()
+            except BaseException:
+                pool.close(abort=True)
+                raise
+            pool.close()
             grown = sum(r.get("grown", 0) for r in results)
         before = results[0].get("peak_before_finish", 0)
         out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
         out.peak_before_finish = before
+        out.por = por
+        counts = [r["por"] for r in results if r.get("por")]
+        out.por_counts = tuple(sum(c[k] for c in counts) for k in range(3)) if counts else (0, 0, 0)
         return out
 
 
@@ -339,6 +366,7 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     level = 0
     mine = [b""] * n
     while True:
+        interrupt.check()
         claims = pool.call([("expand", (settled, b"".join(mine[o] for o in range(n) if o != w)))
                             for w in range(n)])
         decided = pool.call([("decide", ([claims[w][o] for w in range(n)], level)) for o in range(n)])

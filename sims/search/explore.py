@@ -109,6 +109,11 @@ class Result:
     #: why the search turned the symmetry reduction off ("" when it did not):
     #: a step broke what the reduction assumes (``model.symmetry.SymmetryBroken``)
     symmetry_broken: str = ""
+    #: whether the partial-order reduction was on (``sims/search/por.py``); why the search
+    #: turned it off ("" when it did not); (states reduced, states expanded fully, steps put off)
+    por: bool = False
+    por_broken: str = ""
+    por_counts: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def ok(self) -> bool:
@@ -125,6 +130,7 @@ def explore(
     symmetry: bool = True,
     workers: int = 1,
     cluster=None,
+    por: bool = False,
 ) -> Result:
     """Explore every state reachable under ``cfg`` and ``rules``; check every property of the rule set.
 
@@ -133,13 +139,15 @@ def explore(
     and the lengths of the shortest counterexamples are the same.
     ``workers``: processes searching in parallel (same states, same
     lengths); ``cluster``: a Dask client to search on (``sims.search.dask``).
+    ``por``: the partial-order reduction (``sims/search/por.py``): the same verdicts,
+    fewer states, counterexamples perhaps longer.
     """
     every = PROPERTIES if properties is None else properties
     expect = {p.id: p.expectation(rules) for p in every}
     props = [p for p in every if expect[p.id] != ""]  # the others are no rules of this rule set
     t0 = time.perf_counter()
     out = search(Lifecycle(cfg, rules), props, symmetry=symmetry, workers=workers, max_states=max_states,
-                 progress=progress, cluster=cluster)
+                 progress=progress, cluster=cluster, por=por)
     verdicts: dict[str, Verdict] = {}
     for p in every:
         if p.id in out.verdicts:
@@ -150,7 +158,7 @@ def explore(
         verdicts[p.id].expect = expect[p.id]
     return Result(cfg, rules, out.states, out.transitions, out.depth, time.perf_counter() - t0, verdicts,
                   out.terminal_states, out.symmetry, out.workers, out.collision, out.workers_grown,
-                  out.peak_before_finish, out.symmetry_broken)
+                  out.peak_before_finish, out.symmetry_broken, out.por, out.por_broken, out.por_counts)
 
 
 def _cyclic_core(n: int, edges: list[tuple[int, int]]) -> set[int]:

@@ -6,7 +6,8 @@ level by level. A shard expands its part of a level, checks the properties on
 every state and step (``_Checks``: only those whose ``on`` tags a step could
 make true), keeps a record (fingerprint, parent, depth, open obligations,
 successors) of every state it owns, and reports what it found (``Found``) for
-the coordinator to rebuild as a real run.
+the coordinator to rebuild as a real run. With ``por`` it expands an ample set
+where ``por.py`` finds one (off by default: it saves little, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.symmetry import SymmetryBroken, check_commutes, check_fresh_ids, renumbers
 from acp_lifecycle.model.system import System
 
+from .por import SAMPLE, Reduction
 from .storage import CHECK_EVERY, FINGERPRINTS, _Frontier, _mask_typecode, _trim, _Visited
 
 __all__ = ["Found", "RECORDS", "Shard"]
@@ -85,9 +87,11 @@ class Shard:
     until it ends."""
 
     def __init__(self, model: Lifecycle, props: list[Property], *, symmetry: bool,
-                 fingerprint: str = "local", graph: bool | None = None):
+                 fingerprint: str = "local", graph: bool | None = None, por: bool = False, por_sample: int = 0):
         self.model = model
         self.checks = _Checks(props)
+        #: the partial-order reduction (``por.py``), None when off
+        self.por = Reduction(self.checks, model.next_steps, por_sample or SAMPLE) if por else None
         self.symmetry = symmetry
         self.canon = model.canonicalizer() if symmetry else None
         #: where message IDs are renamed, check what that assumes on every
@@ -125,6 +129,7 @@ class Shard:
         state["checks"] = ([p.id for p in self.checks.always + self.checks.eventually + self.checks.stepwise],
                            sorted(self.checks.settled))
         state["canon"] = None
+        state["por"] = self.por.sample if self.por is not None else None
         return state
 
     def __setstate__(self, state):
@@ -135,6 +140,8 @@ class Shard:
         self.checks = _Checks([BY_ID[i] for i in ids])
         self.checks.settle(settled)
         self.canon = self.model.canonicalizer() if self.symmetry else None
+        if self.por is not None:
+            self.por = Reduction(self.checks, self.model.next_steps, self.por)
 
     def _guard(self, s: System, step, post: System) -> None:
         """Raise ``SymmetryBroken`` where the step breaks what the reduction assumes."""
@@ -178,6 +185,8 @@ class Shard:
         exp_fp, exp_mask, exp_deg, edges = self.exp_fp, self.exp_mask, self.exp_deg, self.edges
         transitions = 0
         pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
+        por = self.por
+        cached: dict[int, tuple] = {}  # the ample steps' representatives and fingerprints, by id(step)
         for s, f in self.frontier.drain():
             if checks.always:
                 hit = False
@@ -197,6 +206,9 @@ class Shard:
                 exp_mask.append(mask)
                 dsts = set()
             succ = next_steps(s)
+            if por is not None:
+                cached.clear()
+                succ = por.ample(s, succ, lambda steps: self._deeper(f, steps, cached))
             transitions += len(succ)
             for step in succ:
                 ps = checks.for_step(step)
@@ -210,10 +222,14 @@ class Shard:
                         checks.settle(found)
                 # the representative goes on: its successors mostly stay
                 # representatives, which canon then returns as they are
-                post = step.state if canon is None else canon(step.state)
+                got = cached.get(id(step)) if por is not None else None
+                if got is None:
+                    post = step.state if canon is None else canon(step.state)
+                    g = fpf(post)
+                else:
+                    post, g = got
                 if guard is not None:
                     guard(s, step, post)
-                g = fpf(post)
                 if graph:
                     dsts.add(g)
                 if g in pend or g in new or g in cands:
@@ -228,6 +244,20 @@ class Shard:
         self._flush(pend, claims)
         self.transitions += transitions
         return [c.tobytes() for c in claims]
+
+    def _deeper(self, f: int, steps, cached: dict) -> bool:
+        """The cycle proviso: every step leads to a state deeper than this level (and
+        ``cached`` keeps each one's representative and fingerprint for the expansion)."""
+        canon, fpf = self.canon, FINGERPRINTS[self.fpname]
+        gs = []
+        for st in steps:
+            post = st.state if canon is None else canon(st.state)
+            g = fpf(post)
+            if g == f:
+                return False
+            cached[id(st)] = (post, g)
+            gs.append(g)
+        return not self.old.contains(np.array(gs, dtype=np.int64)).any()
 
     def _flush(self, pend: dict, claims: list) -> None:
         """Keep the candidates no earlier level visited: own ones go to the next
@@ -352,6 +382,7 @@ class Shard:
             "transitions": self.transitions,
             # expanded in the order of the own records (exp_fp is not kept)
             "exp_is_own": self.count == 1,
+            "por": (self.por.reduced, self.por.full, self.por.skipped) if self.por is not None else None,
         }
 
 
