@@ -58,8 +58,6 @@ PERF = "owned by the perf branch (issue 26 leaves sims/search/engine.py, shard.p
 
 # the modules of one cycle (a strongly connected component), sorted: why it stays for now
 CYCLES: dict[tuple[str, ...], str] = {
-    tuple(sorted(S + m for m in ("cli.common", "render", "search.check", "search.dask", "search.engine",
-                                 "search.explore"))): "dask imports UsageError from the CLI",
     (S + "probe.judge", S + "probe.observe"): "Finding is defined in judge, which calls observe",
     (S + "scenarios.catalogue", S + "scenarios.core"): "core looks scenarios up in the catalogue",
     (S + "wire.schema", S + "wire.schema_compiled"): "the compiled validator reuses schema's helpers",

@@ -43,6 +43,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from acp_lifecycle.sims.errors import UsageError  # defined below the searches, which raise it too
+
 __all__ = [
     "UsageError",
     "Parser",
@@ -75,10 +77,6 @@ PIPE_WIDTH = 80
 #: What :func:`console` still uses on a pipe: ``trace`` prints with it, and its
 #: output is left as it was until its owner moves it to :func:`screen`.
 WIDE_PIPE_WIDTH = 140
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
 
 
 class Parser(argparse.ArgumentParser):

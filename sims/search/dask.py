@@ -17,6 +17,8 @@ from __future__ import annotations
 import pickle
 from contextlib import contextmanager
 
+from acp_lifecycle.sims.errors import UsageError
+
 __all__ = ["require_dask", "cluster", "cluster_size", "DaskShards"]
 
 
@@ -29,8 +31,6 @@ def require_dask():
     try:
         import distributed
     except ImportError:
-        from acp_lifecycle.sims.cli.common import UsageError
-
         raise UsageError("--dask needs dask.distributed: pip install 'acp-lifecycle[dask]'") from None
     return distributed
 
@@ -47,9 +47,7 @@ def cluster(address: str | None, workers: int):
         try:
             client = distributed.Client(address, timeout="20s")
         except OSError as e:
-            from acp_lifecycle.sims.cli.common import UsageError
-
-            raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+                raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
         with client:
             yield client
 
