@@ -83,23 +83,21 @@ from .wire_rules import (
     Finding,
     Rule,
 )
-from .wire_state import (
-    RawFloat,
-    _a,
-    _announced,
-    _Conn,
-    _final,
-    _items,
-    _obj,
-    _permission_tool,
-    _Request,
-    _Resume,
-    _Session,
-    _show,
-    _sid,
-    _View,
-    id_key,
-)
+# public in wire_state; the short local names stay until this module's rules are split out
+from .wire_state import Connection as _Conn
+from .wire_state import PendingRequest as _Request
+from .wire_state import RawFloat, id_key
+from .wire_state import ResumeWindow as _Resume
+from .wire_state import SessionRecord as _Session
+from .wire_state import SessionView as _View
+from .wire_state import background_items as _items
+from .wire_state import is_announced as _announced
+from .wire_state import is_final as _final
+from .wire_state import object_or_empty as _obj
+from .wire_state import permission_tool_call as _permission_tool
+from .wire_state import session_key as _sid
+from .wire_state import shown_id as _show
+from .wire_state import with_article as _a
 
 _SESSION_JUDGES: dict[type, list] = {}
 for _j in STATEFUL:
