@@ -75,8 +75,6 @@ PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
     (S + "mutate.mutants.client_appends_to_optimistic", M + "state"): "state's _set: " + LEAD,
     (S + "mutate.mutants.client_appends_user_message", M + "state"): "state's _set: " + LEAD,
     (S + "mutate.mutants.inserted_after_rejection", M + "state"): "state's _set: " + LEAD,
-    (M + "properties.rules", M + "properties._core"): "to rename",
-    (M + "properties.witnesses", M + "properties._core"): "to rename",
     (S + "bridge.properties", S + "bridge.core"): "to rename",
     (S + "bridge.properties", S + "bridge.view"): "to rename",
     (S + "bridge.run", S + "bridge.core"): "to rename",
