@@ -60,7 +60,6 @@ PERF = "owned by the perf branch (issue 26 leaves sims/search/engine.py, shard.p
 CYCLES: dict[tuple[str, ...], str] = {
     (S + "probe.judge", S + "probe.observe"): "Finding is defined in judge, which calls observe",
     (S + "scenarios.catalogue", S + "scenarios.core"): "core looks scenarios up in the catalogue",
-    (S + "wire.schema", S + "wire.schema_compiled"): "the compiled validator reuses schema's helpers",
 }
 
 # (importing module, module it imports from): why private names cross between them for now
@@ -82,8 +81,6 @@ PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
     (S + "scenarios.catalogue", S + "scenarios.core"): "to rename",
     (S + "search.engine", S + "search.graph"): PERF,
     (S + "search.shard", S + "search.storage"): PERF,
-    (S + "wire.schema", S + "wire.schema_source"): "to rename",
-    (S + "wire.schema_compiled", S + "wire.schema"): "to rename",
 }
 
 
