@@ -13,7 +13,7 @@ from acp_lifecycle.model.system import Step, System
 from .base import FORMATS, SHOWCASE_BUG, TEXT_FORMATS
 from .drawing import draw_lifecycle, draw_machine
 from .lifecycle import Lifecycle, lifecycle, lifecycle_dot, lifecycle_mermaid
-from .machines import _doc_line, machine_dot, machine_mermaid, machine_name
+from .machines import doc_line, machine_dot, machine_mermaid, machine_name
 from .sequence import sequence_mermaid, write_sequence
 
 # ---------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def diagrams_markdown(link: str = "../diagrams/") -> str:
     ]
     for m in MACHINES:
         stem = f"machine-{machine_name(m)}"
-        out += [f"### {m.__name__}", "", _doc_line(m), "", *block(machine_mermaid(m)), "", files(stem), ""]
+        out += [f"### {m.__name__}", "", doc_line(m), "", *block(machine_mermaid(m)), "", files(stem), ""]
     out += [
         "## The composed lifecycle (configuration `tiny`)",
         "",

@@ -12,7 +12,7 @@ from acp_lifecycle.model.wire import step_messages
 from acp_lifecycle.sims.render import action_text
 
 from .base import Trace
-from .drawing import _FONT, _LINE, _save, _text_size
+from .drawing import FONT, LINE_HEIGHT, save_figure, text_size
 
 # ---------------------------------------------------------------------------
 # Sequence charts
@@ -265,7 +265,7 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
     violation = _is_violation(note, violation)
     lanes, rows = _events(trace, note, violation)
     pt = 9.5
-    line_h = pt * _LINE / 72
+    line_h = pt * LINE_HEIGHT / 72
     gap = 3.8 if len(lanes) <= 3 else 3.2
     margin = 1.9
     lane_x = [margin + i * gap for i in range(len(lanes))]
@@ -279,7 +279,7 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
             line = ""
             for word in part.split(" "):
                 trial = f"{line} {word}" if line else word
-                if line and _text_size(trial, size, weight)[0] > inches:
+                if line and text_size(trial, size, weight)[0] > inches:
                     lines.append(line)
                     line = word
                 else:
@@ -302,7 +302,7 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
             h = text.count("\n") * line_h + line_h + 0.34
         laid.append((ev, text, x0, x1, h))
     title_text = wrap(title, width - 0.6, 13, "bold") if title else ""
-    title_h = (title_text.count("\n") + 1) * 13 * _LINE / 72 + 0.25 if title else 0.1
+    title_h = (title_text.count("\n") + 1) * 13 * LINE_HEIGHT / 72 + 0.25 if title else 0.1
     top = title_h + 0.15
     body = sum(h for *_, h in laid) + 0.3
     height = top + head_h + body + head_h + 0.25
@@ -311,14 +311,14 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
     ax.set_xlim(0, width)
     ax.set_ylim(height, 0)
     ax.set_axis_off()
-    common = dict(family=_FONT, parse_math=False, linespacing=_LINE)
+    common = dict(family=FONT, parse_math=False, linespacing=LINE_HEIGHT)
     if title:
         ax.text(0.3, 0.15, title_text, fontsize=13, weight="bold", va="top", ha="left", **common)
     y_head, y_foot = top, top + head_h + body
     for x, lane in zip(lane_x, lanes):
         ax.plot([x, x], [y_head + head_h, y_foot], color="#888888", lw=1.0, ls=(0, (4, 3)), zorder=1)
         for y in (y_head, y_foot):
-            bw = max(_text_size(lane, 11, "bold")[0] + 0.4, 1.2)
+            bw = max(text_size(lane, 11, "bold")[0] + 0.4, 1.2)
             ax.add_patch(FancyBboxPatch((x - bw / 2, y), bw, head_h, boxstyle="round,pad=0,rounding_size=0.06",
                                         fc="#eef3fb", ec="#2b4a7a", lw=1.3, zorder=3))
             ax.text(x, y + head_h / 2, lane, fontsize=11, weight="bold", ha="center", va="center_baseline", zorder=4,
@@ -340,7 +340,7 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
             ax.text((x0 + x1) / 2, y + h / 2, text, fontsize=pt, ha="center", va="center", color=tc, weight=weight,
                     zorder=4, **common)
         y += h
-    return _save(fig, Path(path))
+    return save_figure(fig, Path(path))
 
 
 def write_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "", *,
