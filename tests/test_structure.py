@@ -59,7 +59,6 @@ PERF = "owned by the perf branch (issue 26 leaves sims/search/engine.py, shard.p
 # the modules of one cycle (a strongly connected component), sorted: why it stays for now
 CYCLES: dict[tuple[str, ...], str] = {
     (S + "probe.judge", S + "probe.observe"): "Finding is defined in judge, which calls observe",
-    (S + "scenarios.catalogue", S + "scenarios.core"): "core looks scenarios up in the catalogue",
 }
 
 # (importing module, module it imports from): why private names cross between them for now
@@ -74,7 +73,6 @@ PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
     (S + "mutate.mutants.client_appends_to_optimistic", M + "state"): "state's _set: " + LEAD,
     (S + "mutate.mutants.client_appends_user_message", M + "state"): "state's _set: " + LEAD,
     (S + "mutate.mutants.inserted_after_rejection", M + "state"): "state's _set: " + LEAD,
-    (S + "scenarios.catalogue", S + "scenarios.core"): "to rename",
     (S + "search.engine", S + "search.graph"): PERF,
     (S + "search.shard", S + "search.storage"): PERF,
 }
