@@ -58,7 +58,6 @@ PERF = "owned by the perf branch (issue 26 leaves sims/search/engine.py, shard.p
 
 # the modules of one cycle (a strongly connected component), sorted: why it stays for now
 CYCLES: dict[tuple[str, ...], str] = {
-    (S + "probe.judge", S + "probe.observe"): "Finding is defined in judge, which calls observe",
 }
 
 # (importing module, module it imports from): why private names cross between them for now
