@@ -159,9 +159,9 @@ _FUZZ = (
 SUITES: dict[str, Suite] = {
     "tiny": Suite("tiny", "one client, one prompt, no faults (pinned in tests)", _TINY),
     "default": Suite("default", "every rule, one feature group per member (under 10 s)", _DEFAULT),
-    "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (minutes)", _WIDE),
+    "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (about 50 s on 2 cores)", _WIDE),
     "huge": Suite("huge", "three clients with a failure, a cancel, a lost connection and a resume; "
-                          "three clients with two prompts each, at most four in all (bench/, minutes)", _HUGE, max_states=10_000_000),
+                          "three clients with two prompts each, at most four in all (bench/, about 9 minutes on 2 cores)", _HUGE, max_states=10_000_000),
     "fuzz": Suite("fuzz", "three clients, three prompts each, every fault twice (Hypothesis only)", _FUZZ, False),
 }
 
