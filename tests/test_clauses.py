@@ -135,7 +135,7 @@ def test_out_of_scope_is_empty_or_one_sentence():
             assert ". " not in reason, f"{c.id}: more than one sentence"
 
 
-def test_every_planned_citation_names_a_registered_clause():
+def test_every_citation_names_a_registered_clause():
     for prop, ids in CITATIONS.items():
         assert re.fullmatch(r"[a-z]+(_[a-z]+)+", prop), prop
         assert ids, f"{prop} cites nothing"
