@@ -464,8 +464,8 @@ def print_table(out: Console, columns: Sequence[Column], rows: Iterable[Sequence
 
 def print_lines(out: Console, lines: Iterable[str]) -> None:
     """Plain lines (a trace's steps and JSON-RPC messages, notes), each wrapped to the
-    console's width (:func:`acp_lifecycle.sims.render.wrap_line`), no markup."""
-    from acp_lifecycle.sims.render import wrap_line
+    console's width (:func:`acp_lifecycle.sims.traces.wrap_line`), no markup."""
+    from acp_lifecycle.sims.traces import wrap_line
 
     for line in lines:
         for part in wrap_line(line, out.width):

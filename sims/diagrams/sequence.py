@@ -9,7 +9,7 @@ from pathlib import Path
 from acp_lifecycle.model.system import System
 from acp_lifecycle.model.wire import step_messages
 
-from acp_lifecycle.sims.render import action_text
+from acp_lifecycle.sims.traces import action_text
 
 from .base import Trace
 from .drawing import FONT, LINE_HEIGHT, save_figure, text_size

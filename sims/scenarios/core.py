@@ -13,7 +13,7 @@ from acp_lifecycle.model.properties import PROPERTIES
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import IDLE, Step, System
 
-from acp_lifecycle.sims.render import action_text, trace_lines
+from acp_lifecycle.sims.traces import action_text, trace_lines
 
 __all__ = [
     "CHECKED", "Scenario", "ScenarioError", "ScenarioRun", "Trace", "render", "play",

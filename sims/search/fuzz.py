@@ -146,7 +146,7 @@ class FuzzResult:
 
     def lines(self) -> list[str]:
         """The failing run as numbered steps with their JSON-RPC messages (empty when ok)."""
-        from acp_lifecycle.sims.render import trace_lines  # render imports the exhaustive checker: keep fuzz light
+        from acp_lifecycle.sims.traces import trace_lines
 
         return trace_lines(self.trace, note=f"{self.property}: {self.message}") if self.property else []
 
