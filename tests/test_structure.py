@@ -9,6 +9,8 @@
    lends to others is public, and what it keeps private can change freely.
    A private *module* (``properties/_core.py``) may be imported by the modules of
    its own package; the names in it that they use are public.
+5. The layers point down: ``model/`` never imports ``sims/``, and only the command
+   line imports the command line.
 
 The import name ``acp_lifecycle.model`` lives in the folder ``model/`` (and
 ``acp_lifecycle.sims`` in ``sims/``): the mapping is read from
@@ -199,3 +201,17 @@ def test_the_checks_see_the_whole_package():
     assert any(name is not None for m in names for _i, name in imports(m))
     # and an import inside a function counts (dask's UsageError was one, until sims/errors.py)
     assert ("acp_lifecycle.model.wire", "step_messages") in set(imports("acp_lifecycle.sims.wire.schema"))
+
+
+def test_the_layers_point_down_model_below_sims_and_only_the_command_line_imports_the_cli():
+    # model/ is pure and never imports sims/; a search, a bridge or a diagram that needs an
+    # error the CLI reports takes it from sims/errors.py, not from the CLI (dask did, once)
+    upward = []
+    for module in modules():
+        for imported, _name in imports(module):
+            if module.startswith("acp_lifecycle.model") and imported.startswith("acp_lifecycle.sims"):
+                upward.append((module, imported))
+            cli = ("acp_lifecycle.sims.cli", "acp_lifecycle.cli")
+            if imported.startswith(cli) and not module.startswith(cli):
+                upward.append((module, imported))
+    assert not upward, upward
