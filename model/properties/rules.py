@@ -4,8 +4,7 @@ leave open, one function each, registered in ``PROPERTIES`` in this order."""
 from __future__ import annotations
 
 from ..system import IDLE, REQUIRES_ACTION, Step, System
-from ._core import (has_received, idle_updates, judged_property, prop, request_of, request_of_any, state_updates,
-                    was_processed)
+from ._core import idle_updates, judged_property, prop, request_of, request_of_any, state_updates, was_processed
 
 __all__: list[str] = []
 
