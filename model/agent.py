@@ -375,35 +375,17 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
         return
     if (w.perm or a.fg != RUNNING) and not w.cancelling:
         return  # waiting for the permission answer (reported requires_action, or not)
-    # Tool calls. Cancelled work may still report them: "The Agent MAY send
-    # content or tool call updates after receiving `session/cancel`, but MUST
-    # send them before the idle `state_update` that reports cancellation."
-    for k, (tid, status) in enumerate(w.tools):
-        for event in ("run", "complete", "fail"):
-            nxt_status = TOOL.get((status, event))
-            if nxt_status is None:
-                continue
-            o = _Out(s)
-            o.broadcast(("tool", tid, nxt_status, False))
-            w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
-            out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
-    if used.tools < cfg.tool_calls and a.fg == RUNNING:
-        tid = used.tools + 1
-        # A new call is announced pending, or already running (the first report
-        # of a call may carry any status). Cancelled work may still report one
-        # ("MAY send content or tool call updates after receiving
-        # `session/cancel`"): an agent processes the cancel concurrently with
-        # the work it cancels, and its next update may be a call it was about
-        # to start (not while `requires_action`: that would be progress
-        # without `running`).
-        for event, status in (("start", "pending"), ("start-running", TOOL[("pending", "run")])):
-            o = _Out(s)
-            o.broadcast(("tool", tid, status, True))
-            w2 = w._replace(tools=w.tools + ((tid, status),))
-            nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
-            out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
+    _tool_steps(s, cfg, out)
+    end = _parts.of(rules).end
+    # No text asks for a final status of a call when work ends normally or by a
+    # cancel (only failed work SHOULD fail its calls): the work may end with calls
+    # left pending or running, as every published agent does after a cancel.
+    open_tools = any(st not in ("completed", "failed") for _, st in w.tools)
     if w.cancelling:
-        out.append(_parts.of(rules).end(s, cfg, rules, ("AgentEndWork", rules.cancel_stop_reason), rules.cancel_stop_reason))
+        reason = rules.cancel_stop_reason
+        out.append(end(s, cfg, rules, ("AgentEndWork", reason), reason))
+        if open_tools:
+            out.append(end(s, cfg, rules, ("AgentEndWork", reason, "tools-left"), reason, 0, "error-idle", True))
         return
     if used.perms < cfg.permissions:
         pid = used.perms + 1
@@ -416,13 +398,57 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
                 label = ("AgentRequestPermission", c) + _block_tail(first, report)
                 out.append(Step(label, nxt, tuple(o.emitted)))
-    if all(st in ("completed", "failed") for _, st in w.tools) and not _awaits_response(a, rules):
+    if not open_tools and not _awaits_response(a, rules):
         for reason in cfg.stop_reasons:
             if reason == "" and rules.spec == "rfd+2.4.0" and not rules.lenient:
                 continue  # 2.4.0: "The agent SHOULD include a stop reason on that idle update."
             if rules.protocol == "v1" and reason in ("", "_custom"):
                 continue  # v1: the response's stopReason is required, from a closed set
-            out.append(_parts.of(rules).end(s, cfg, rules, ("AgentEndWork", reason), reason))
+            out.append(end(s, cfg, rules, ("AgentEndWork", reason), reason))
+
+
+#: How a new tool call is first reported: any status ("the first report of a call may
+#: carry any status"); gemini-cli and qwen-code first report a call asked about in a
+#: permission request as completed.
+_FIRST_TOOL_REPORTS = (("start", "pending"), ("start-running", "in_progress"),
+                       ("start-completed", "completed"), ("start-failed", "failed"))
+
+
+def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
+    """Tool calls of the running (or cancelled) work: a call's next status, an update that
+    only refines it (no status), a new call. Cancelled work may still report them: "The
+    Agent MAY send content or tool call updates after receiving `session/cancel`, but MUST
+    send them before the idle `state_update` that reports cancellation."."""
+    a, used = s.agent, s.used
+    w = a.work
+    for k, (tid, status) in enumerate(w.tools):
+        for event in ("run", "complete", "fail"):
+            nxt_status = TOOL.get((status, event))
+            if nxt_status is None:
+                continue
+            o = _Out(s)
+            o.broadcast(("tool", tid, nxt_status, False))
+            w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
+            out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
+        if used.refinements < cfg.tool_refinements:
+            # An update without a status: "omitted fields are unchanged".
+            o = _Out(s)
+            o.broadcast(("tool", tid, None, False))
+            nxt = _commit(s, a, o)._replace(used=used._replace(refinements=used.refinements + 1))
+            out.append(Step(("AgentToolCall", tid, "refine"), nxt, tuple(o.emitted)))
+    if used.tools < cfg.tool_calls and a.fg == RUNNING:
+        tid = used.tools + 1
+        # A new call is announced with any status. Cancelled work may still report one
+        # ("MAY send content or tool call updates after receiving `session/cancel`"):
+        # an agent processes the cancel concurrently with the work it cancels, and its
+        # next update may be a call it was about to start (not while `requires_action`:
+        # that would be progress without `running`).
+        for event, status in _FIRST_TOOL_REPORTS:
+            o = _Out(s)
+            o.broadcast(("tool", tid, status, True))
+            w2 = w._replace(tools=w.tools + ((tid, status),))
+            nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
+            out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
 
 
 def _request_orders(cfg: Config) -> tuple[bool, ...]:

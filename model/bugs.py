@@ -24,6 +24,14 @@ class Bug:
     breaks: str  # the property id expected to catch it
     member: str  # the smallest configuration member that exhibits it
     source: str = ""
+    #: properties the fault also breaks, through a participant it misleads (a client that
+    #: takes a reused ID for its own message): a random run may reach one of them first
+    also: tuple[str, ...] = ()
+
+    @property
+    def catches(self) -> tuple[str, ...]:
+        """Every property expected to catch the fault, ``breaks`` first."""
+        return (self.breaks,) + self.also
 
     @property
     def rules(self) -> Rules:
@@ -35,8 +43,8 @@ class Bug:
         return base.with_(name=f"bug:{self.name}", **dict(self.changes))
 
 
-def _bug(name, summary, breaks, member, source="", **changes) -> Bug:
-    return Bug(name, summary, tuple(sorted(changes.items())), breaks, member, source)
+def _bug(name, summary, breaks, member, source="", also=(), **changes) -> Bug:
+    return Bug(name, summary, tuple(sorted(changes.items())), breaks, member, source, also)
 
 
 BUGS: dict[str, Bug] = {
@@ -52,9 +60,11 @@ BUGS: dict[str, Bug] = {
              "inserted_prompt_never_rejected", "failures",
              "kotlin-sdk#131", cancel_after_insertion=True),
         _bug("same-id-for-same-content", "agent derives the message ID from the content",
-             "distinct_message_ids", "multi-client", id_scheme="content"),
+             "distinct_message_ids", "multi-client", id_scheme="content",
+             also=("association_points_at_own_submission",)),
         _bug("ids-reset-on-restart", "agent's ID counter starts again after a restart",
-             "distinct_message_ids", "import", id_scheme="restart-resets"),
+             "distinct_message_ids", "import", id_scheme="restart-resets",
+             also=("client_content_matches_agent",)),
         _bug("echo-under-other-id", "agent echoes the user message under another ID",
              "echo_names_an_inserted_message", "tiny", echo_same_id=False),
         _bug("never-echo", "agent never reports the inserted user message",

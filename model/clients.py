@@ -177,10 +177,16 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 # request: the client leaves the request open until the agent
                 # cancels it ("The client answers a request the agent cancels
                 # with `$/cancel_request` with this outcome").
-                perms = tuple((p, "ignored" if st == "open" else st) for p, st in cl.perms)
-                nxt = s._replace(clients=_set(s.clients, c, cl._replace(perms=perms)),
-                                 up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
-                out.append(Step(("ClientCancelSession", c), nxt, ()))
+                # Or it answers them `cancelled` at once: 2.4.0, "The client MAY also send it
+                # without waiting for `$/cancel_request`" (v1: "MUST respond to all pending
+                # session/request_permission requests with the cancelled outcome").
+                waits = ("ignored",) + (("cancelled",) if any(st == "open" for _, st in cl.perms) else ())
+                for wait in waits:
+                    perms = tuple((p, wait if st == "open" else st) for p, st in cl.perms)
+                    nxt = s._replace(clients=_set(s.clients, c, cl._replace(perms=perms)),
+                                     up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
+                    label = ("ClientCancelSession", c) + (("answer-cancelled",) if wait == "cancelled" else ())
+                    out.append(Step(label, nxt, ()))
         for k, (pid, st) in enumerate(cl.perms):
             if st == "ignored":
                 continue  # the user stopped the work instead; only a $/cancel_request brings an answer

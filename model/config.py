@@ -34,6 +34,7 @@ LIMITS: dict[str, tuple[int, int]] = {
     "prompts": (0, 3),
     "total_prompts": (0, 9),
     "tool_calls": (0, 2),
+    "tool_refinements": (0, 3),
     "permissions": (0, 2),
     "failures": (0, 3),
     "cancels": (0, 3),
@@ -74,6 +75,11 @@ class Config:
     alphabet: tuple[str, ...] = ("a",)
     #: tool calls over the whole run
     tool_calls: int = 0
+    #: tool_call_updates without a status over the whole run: they only refine a
+    #: call (title, input, content), as claude-agent-acp sends before and after
+    #: a permission request ("omitted fields are unchanged"). 0 in the named
+    #: configurations; ``trace --model`` counts them in the transcript
+    tool_refinements: int = 0
     #: permission requests (running -> requires_action) over the whole run
     permissions: int = 0
     #: provider failures over the whole run (at any point: before insertion,

@@ -646,7 +646,7 @@ JUDGES: dict[str, Judge] = {
               "every inserted message is reported by user_message(_chunk) to every connection in the session "
               "when it was inserted, unless that connection goes",
               ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
-               "RFD-INSERT-LOCAL-COMMAND"),
+               "RFD-INSERT-LOCAL-COMMAND", "RFD-FAIL-NO-UNDO"),
               (PromptResult, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed), None, (),
               ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
               step=_every_inserted_message_echoed, rename=_rename_echo, owes=_owes_echoes),

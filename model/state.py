@@ -177,6 +177,7 @@ class Used(NamedTuple):
     imports: int = 0
     agent_work: int = 0
     tools: int = 0
+    refinements: int = 0
     perms: int = 0
     retries: int = 0
 

@@ -95,6 +95,8 @@ def agent_message(msg: tuple) -> dict:
         # toolCallId announces the call (msg[3]), with any status.
         if len(msg) > 3 and msg[3]:
             return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "title": "Run tool", "status": msg[2]})
+        if msg[2] is None:  # a refinement: title, input or content only, the status unchanged
+            return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "title": "Run tool"})
         return _update({"sessionUpdate": "tool_call_update", "toolCallId": f"call_{msg[1]}", "status": msg[2]})
     if kind == "perm":
         return {

@@ -232,3 +232,19 @@ def test_live_probe_of_an_installed_agent(agent, tmp_path):
     for r in results:
         assert {f.rule for f in r.findings if f.source == "trace"} <= {"schema_valid"}
         assert any(f.rule == "no-user-echo" for f in r.findings)
+
+
+@pytest.mark.parametrize("rules", ["rfd", "rfd+2.4.0"])
+@pytest.mark.parametrize("agent, name", RUNS, ids=lambda x: x)
+def test_trace_model_explains_every_bridged_transcript(agent, name, rules):
+    """What the three agents did is behaviour the spec allows, so some run of the model explains
+    each bridged transcript: an update that only refines a tool call (no status), a call first
+    reported completed, a call left pending by a cancel, a client answering a permission request
+    `cancelled` right after `session/cancel`, an error code other than -32602 (-32603, 401, 500)."""
+    from acp_lifecycle.model.config import RULE_SETS
+    from acp_lifecycle.sims.wire.modeltrace import explain
+
+    _, _, bridged = _judged(agent, name)
+    partial = _status(agent, name) in ("timeout", "error")
+    r = explain(list(enumerate(bridged, 1)), RULE_SETS[rules], max_nodes=200_000, complete=not partial)
+    assert r.explained, r.text()

@@ -20,9 +20,12 @@ from acp_lifecycle.sims.search.explore import _cyclic_core, explore
 PINNED = {
     "tiny": 216,
     "multi-client": 3478,
-    "failures": 1008,  # 952 -> 1008: which pending requests were cancelled (the judges, issue 21)
-    "cancel-race": 1614,  # 1550 -> 1614: the same
-    "permission": 1416,  # 1332 -> 1416: the same
+    # 952 -> 1008: which pending requests were cancelled (the judges, issue 21); 1008 -> 1040:
+    # the agent's tool calls as the published agents report them (issue 22: first reported
+    # completed or failed, pending -> completed, left open by a cancel)
+    "failures": 1040,
+    "cancel-race": 1614,  # 1550 -> 1614: which pending requests were cancelled
+    "permission": 1576,  # 1332 -> 1416: the same; 1416 -> 1576: the tool calls of issue 22
     # 1706 -> 2026: one_response_per_request remembers which requests each connection answered
     "permission-2-clients": 2026,
     # 6348 -> 6922: no_second_stop_reason and the tool call judges remember the stop reason and the

@@ -98,6 +98,7 @@ EXPECTED = {
     },
     ToolCallMachine: {
         ("pending", "run"): "in_progress", ("pending", "fail"): "failed",
+        ("pending", "complete"): "completed",
         ("in_progress", "complete"): "completed", ("in_progress", "fail"): "failed",
     },
     SubmissionMachine: {
@@ -333,10 +334,12 @@ def test_a_completed_tool_call_cannot_fail_afterwards():
     assert snapshot(sm) == ("completed", True)
 
 
-def test_a_pending_tool_call_cannot_complete_without_running():
+def test_a_pending_tool_call_may_complete_without_a_report_of_running():
+    # claude-agent-acp reports pending, then completed: no text asks for in_progress between
     sm = ToolCallMachine()
-    refused(sm, "complete")
-    assert snapshot(sm) == ("pending", False)
+    step(sm, "complete")
+    assert snapshot(sm) == ("completed", True)
+    refused(sm, "run")
 
 
 # --- 2. Scenarios: a submission (client side) ------------------------------
@@ -407,23 +410,25 @@ def test_the_stop_reasons_are_the_five_of_v1_plus_error():
 
 
 def test_a_machine_that_gains_a_transition_gains_a_table_entry():
-    class ToolCallWithShortcut(StateMachine):
+    class ToolCallThatPauses(StateMachine):
         pending = State(initial=True)
         in_progress = State()
         completed = State(final=True)
         failed = State(final=True)
 
         run = pending.to(in_progress)
-        # The one extra transition: a call reported completed without ever running.
         complete = in_progress.to(completed) | pending.to(completed)
         fail = pending.to(failed) | in_progress.to(failed)
+        # The one extra transition: a running call reported pending again.
+        pause = in_progress.to(pending)
 
-    assert ("pending", "complete") not in TOOL
-    table = transition_table(ToolCallWithShortcut)
-    assert table == {**TOOL, ("pending", "complete"): "completed"}
-    sm = ToolCallWithShortcut()
-    sm.send("complete")
-    assert sm.current_state_value == table[("pending", "complete")]
+    assert ("in_progress", "pause") not in TOOL
+    table = transition_table(ToolCallThatPauses)
+    assert table == {**TOOL, ("in_progress", "pause"): "pending"}
+    sm = ToolCallThatPauses()
+    sm.send("run")
+    sm.send("pause")
+    assert sm.current_state_value == table[("in_progress", "pause")]
 
 
 def test_a_machine_with_two_targets_for_one_event_has_no_table():

@@ -24,14 +24,14 @@ from acp_lifecycle.sims.search.explore import explore
 PINNED = {
     "tiny": (216, 383, 11, 6),
     "multi-client": (907, 3088, 14, 48),
-    "failures": (1008, 4144, 12, 44),
+    "failures": (1040, 4552, 11, 48),
     "cancel-race": (1614, 4697, 13, 48),
-    "permission": (1416, 4842, 13, 32),
+    "permission": (1576, 5706, 12, 40),
     "permission-2-clients": (1014, 3016, 16, 28),  # the judges' history: tests/test_explore.py
-    "lost-response": (4976, 15236, 17, 312),
-    "restart": (443, 1099, 10, 123),
+    "lost-response": (4985, 15269, 17, 312),
+    "restart": (452, 1132, 10, 123),
     "commands": (754, 1858, 14, 28),
-    "import": (1990, 6365, 12, 357),
+    "import": (2123, 6672, 12, 401),
     "fifo": (12736, 34232, 15, 18),
 }
 

@@ -76,7 +76,6 @@ WIRE_REASONS: dict[str, str] = {
     "RFD-FAIL-CONTINUES-NO-STATE": _FAILURE,
     "RFD-NOTICE-NOT-FATAL": _FAILURE,
     "S240-PROMPT-FAILURE-ERROR-STOP": _FAILURE,
-    "RFD-FAIL-NO-UNDO": "not on the wire: undoing is internal, and nothing requires a message to be retained",
     "S240-STATE-REJECT-NOT-END": _CAUSE,
     "S240-PROMPT-REJECT-NOT-IDLE": _CAUSE,
     "S240-STATE-BACKGROUND-NO-CHANGE": _CAUSE,

@@ -461,12 +461,16 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
     deleted = True
     while deleted:  # until a whole sweep deletes nothing
         deleted = False
-        for chunk in sizes:
+        for chunk in [*sizes, 0]:
             i = 0
-            while i + chunk <= len(labels):
+            while i + max(chunk, 1) <= len(labels):
                 if time.perf_counter() - start > budget:
                     return (best or trace), message
-                r = _replay(labels[:i] + labels[i + chunk:], cfg, rules, prop, others)
+                if chunk:
+                    shorter = labels[:i] + labels[i + chunk:]
+                else:  # a step and the deliveries of what it sent
+                    shorter = _without_step_and_deliveries(labels, [st for _, st in (best or trace)], i)
+                r = _replay(shorter, cfg, rules, prop, others) if shorter is not None else None
                 if r is None:
                     i += 1
                     continue
@@ -474,6 +478,21 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
                 labels = [step.action for _, step in best]
                 deleted = True
     return (best or trace), message
+
+
+def _without_step_and_deliveries(labels: list[tuple], steps: list[Step], i: int) -> list[tuple] | None:
+    """The labels without step ``i`` and, for each message it sent, the next delivery of a
+    message of that kind to that client (a fault and the notices it sent every client are
+    one detour, which no contiguous chunk covers). None when step ``i`` sent nothing."""
+    if i >= len(steps) or not steps[i].emitted:
+        return None
+    drop = {i}
+    for c, msg in steps[i].emitted:
+        want = ("ClientReceive", c, msg[0])
+        j = next((j for j in range(i + 1, len(labels)) if j not in drop and labels[j] == want), None)
+        if j is not None:
+            drop.add(j)
+    return [lab for k, lab in enumerate(labels) if k not in drop]
 
 
 @contextlib.contextmanager

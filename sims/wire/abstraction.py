@@ -176,7 +176,10 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
             code = ERR_FAILURE
         return ("state", u.get("state"), stop, code or 0)
     if kind in ("tool_call", "tool_call_update"):
-        status = u.get("status", "pending")
+        # A tool_call announces a call, pending unless it says otherwise; a
+        # tool_call_update without a status only refines it ("omitted fields are
+        # unchanged"): None, the model's refinement.
+        status = u.get("status", "pending" if kind == "tool_call" else None)
         if status == "cancelled":
             # "The tool call was cancelled before it completed": the model's tool
             # calls end completed or failed, and a call that did not complete is

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field, replace
 from acp_lifecycle.model.config import LIMITS, RFD_RULES, Config, Rules
 from acp_lifecycle.model.machines import STOP_REASONS
 from acp_lifecycle.model.symmetry import ids_opaque, renumber_ids
+from acp_lifecycle.model.state import ERR_CANCELLED, ERR_FAILURE, ERR_INVALID
 from acp_lifecycle.model.system import NOT_INSERTED, initial_state, successors
 from acp_lifecycle.model.wire import agent_message, client_message, summary
 
@@ -73,10 +74,12 @@ def config_for(entries: list[tuple[int, dict]], clamp: bool = True) -> Config:
     other label a client of its own); prompts: the most session/prompt
     requests of one client; cancels: ``$/cancel_request`` + ``session/cancel``;
     resumes: ``session/resume``; losses: ``closed`` events, restarts: runs of
-    ``closed`` events for distinct clients; tool_calls: distinct toolCallIds;
+    ``closed`` events for distinct clients, at least one when a client resumes
+    (a restart while no client is connected shows in no line); tool_calls: distinct toolCallIds;
     permissions: ``session/request_permission``; failures: error idles,
     notices, error updates and error responses other than -32800; imports:
-    messageIds echoed but never in a prompt result; agent_work: times the
+    messageIds echoed but never in a prompt result, or echoed while no prompt
+    waited for its response; agent_work: times the
     session went from idle to working; stop_reasons and alphabet as observed;
     every exploration flag on, ``down_latency=False`` (deliveries to clients
     are not in a transcript).
@@ -103,9 +106,10 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
     ``explain`` tries them first, then the full bounds."""
     lines, nclients = prep.lines, prep.clients
     prompts: dict[int, int] = {}
-    cancels = resumes = closed = restarts = perms = failures = running = blocked = 0
+    cancels = resumes = closed = restarts = perms = failures = running = blocked = refinements = 0
     meta = False
-    tools, acked, echoed = set(), set(), set()
+    tools, acked, echoed, unprompted = set(), set(), set(), set()
+    asked: set = set()  # (client, request id) of prompts not answered yet
     stops, alphabet = [], []
     fg = "idle"
     prev_closed: set | None = None
@@ -114,7 +118,10 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
         k = m[0]
         if k != "closed":
             prev_closed = None
+        if k in ("ok", "err", "v1ok"):
+            asked.discard((ln.client, m[1]))
         if k == "prompt":
+            asked.add((ln.client, m[1]))
             prompts[ln.client] = prompts.get(ln.client, 0) + 1
             if m[2] not in alphabet:
                 alphabet.append(m[2])
@@ -130,6 +137,8 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
                 prev_closed = set()
             prev_closed.add(ln.client)
         elif k == "tool":
+            if m[2] is None and m[1] in tools:
+                refinements += 1
             tools.add(m[1])
         elif k == "perm":
             perms += 1
@@ -141,6 +150,10 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
             acked.add(m[2])
         elif k in ("um", "chunk"):
             echoed.add(m[1])
+            if m[1] not in acked and not asked:
+                # echoed while no prompt waits for its response: imported, even if a
+                # later response carries the same ID (an agent that reuses IDs)
+                unprompted.add(m[1])
             if k == "um" and m[2] is None:
                 meta = True
         elif k == "state":
@@ -163,11 +176,13 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
         "cancels": cancels,
         "resumes": resumes,
         "losses": closed + len(prep.late),
-        "restarts": min(restarts, closed),
+        # a restart while no client is connected shows in no line: one may come before a resume
+        "restarts": min(max(restarts, 1 if resumes else 0), closed + len(prep.late)),
         "tool_calls": len(tools),
+        "tool_refinements": refinements,
         "permissions": max(perms, blocked),
         "failures": failures,
-        "imports": len(echoed - acked),
+        "imports": len((echoed - acked) | unprompted),
         "agent_work": running,
         "retries": 0,
     }
@@ -299,6 +314,17 @@ def _bind(mp: dict, ns: str, raw, model) -> bool:
     return True
 
 
+def _same_error(model: int | None, wire: int | None) -> bool:
+    """Does the model's error code stand for the transcript's? The spec fixes one code only:
+    -32800, a request cancelled before insertion. A rejection (-32602 in the model) and a
+    failure (-32000) may carry any other code: agents send -32603, and some an HTTP status
+    (401, 500, 529) passed through from their provider."""
+    if model == wire:
+        return True
+    generic = (ERR_INVALID, ERR_FAILURE)
+    return model in generic and wire not in (None, 0, ERR_CANCELLED)
+
+
 def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
     """Does model message mm (to/from client c) match the transcript line? Extends mp."""
     if sender != line.sender or c != line.client:
@@ -323,7 +349,7 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
     if k == "ok":
         return _bind(mp, rns, t[1], (c, mm[1])) and _bind(mp, "mid", t[2], mm[2])
     if k == "err":
-        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+        return _same_error(mm[2], t[2]) and _bind(mp, rns, t[1], (c, mm[1]))
     if k == "v1ok":
         return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
     if k == "resumed":
@@ -334,11 +360,13 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
     if k == "chunk":
         return symbol(mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1])
     if k == "state":
-        return (mm[1], mm[2] or "", mm[3] or 0) == t[1:]
+        return (mm[1], mm[2] or "") == t[1:3] and _same_error(mm[3] or 0, t[3])
     if k == "tool":
-        return mm[2] == t[2] and _bind(mp, "tool", t[1], mm[1])
+        # a first update without a status announces the call pending
+        same = mm[2] == t[2] or (t[2] is None and mm[2] == "pending" and len(mm) > 3 and mm[3])
+        return same and _bind(mp, "tool", t[1], mm[1])
     if k == "error_update":
-        return mm[1] == t[1]
+        return _same_error(mm[1], t[1])
     return False
 
 
@@ -715,8 +743,10 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
                     k += 1
                     q = _place(lines, p, taken, c, sender)
                     if q >= total:
-                        if not complete:
-                            # The log was cut in the middle of this step's lines.
+                        if not complete and p == total:
+                            # The log was cut in the middle of this step's lines (every
+                            # line before the cut is explained: one that is not must be
+                            # explained by a step of its own, in some other order).
                             return Explanation(True, None, lines[-1].n, [], nodes, clamped, skipped, False, cfg,
                                                matched=total)
                         ok = False
