@@ -37,11 +37,6 @@ MAX_MODULE = 800
 LONG_FUNCTIONS: dict[tuple[str, str], str] = {
     ("sims/search/engine.py", "_conclude"): "owned by the perf branch (issue 26 leaves engine.py to it)",
     ("model/monitor.py", "_state"): "14 rules inline; split after the model rewrite lands (lead edits model/)",
-    ("sims/wire/abstraction.py", "prepare"): "the lead edits abstraction.py; split into a look-ahead pass next",
-    ("sims/wire/abstraction.py", "abstract"): "the lead edits abstraction.py; split after the model rewrite",
-    ("sims/wire/abstraction.py", "split_sessions"): "the lead edits abstraction.py; split after the model rewrite",
-    ("sims/wire/modeltrace.py", "_search"): "the lead edits modeltrace.py; split after the model rewrite",
-    ("sims/wire/modeltrace.py", "_config_and_clamps"): "the lead edits modeltrace.py; split after the model rewrite",
 }
 
 # path: why it stays over MAX_MODULE lines for now
