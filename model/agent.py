@@ -129,6 +129,11 @@ def _agent_cancel(s: System, c: int, a: Agent, o: _Out, rules: Rules, out: list[
         # 2.4.0: "MUST stop waiting for pending session/request_permission
         # requests of the cancelled work and treat them as not approved"
         a = a._replace(work=w._replace(cancelling=True, perm=0))
+    if w is not None and a.pending:
+        # ghost: inserted prompts whose work has not begun are neither the foreground work nor
+        # "prompts not yet inserted" (``session_cancel_stops_inserted_waiting_prompt``)
+        reqs = tuple(r._replace(waited_cancel=True) if r.ins and r.mid in a.pending else r for r in a.reqs)
+        a = a._replace(reqs=reqs)
     if rules.spec == "rfd+2.4.0":
         # ghost: the prompts this cancel covers under the 2.4.0 text
         reqs = tuple(r._replace(cut=True) if r.phase in NOT_INSERTED and not r.cut else r for r in a.reqs)
@@ -225,6 +230,8 @@ def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tupl
         if wire is not None:
             o.send(req.cid, wire)
         elif answer[0] == "ok":
+            if not rules.response_message_id:
+                answer = ("ok", 0)  # a result without messageId: `{}`
             o.send(req.cid, ("ok", req.rid, answer[1]))
         else:
             o.send(req.cid, ("err", req.rid, answer[1]))

@@ -25,6 +25,9 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
         sub = cl.subs[j]
         mid = msg[2] if sub.mid == 0 else sub.mid
         sub = sub._replace(status=SUBMISSION[("sent", "acknowledge")], mid=mid)
+        if not mid:
+            # a result without messageId, and no echo associated yet: the echo will
+            return cl._replace(subs=_set(cl.subs, j, sub))
         view = cl.view
         keys = [e[0] for e in view]
         local = keys.index(-sub.rid) if -sub.rid in keys else None
@@ -115,9 +118,15 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
         return cl
     content = msg[2][0] if msg[0] == "um" and msg[2] else msg[2] if msg[0] == "chunk" else None
     for j, sub in enumerate(cl.subs):
-        if sub.mid == 0 and sub.status in ("sent", "unknown"):
+        # acknowledged without an ID: the result carried none (``Rules.response_message_id``)
+        took = ("sent", "unknown") if rules.response_message_id else ("sent", "unknown", "acknowledged")
+        if sub.mid == 0 and sub.status in took:
             if how == "order" or sub.content == content:
-                return cl._replace(subs=_set(cl.subs, j, sub._replace(mid=mid)))
+                cl = cl._replace(subs=_set(cl.subs, j, sub._replace(mid=mid)))
+                if sub.status == "acknowledged" and rules.client_reconciles:
+                    # the echo now stands for the optimistic copy
+                    cl = cl._replace(view=tuple(e for e in cl.view if e[0] != -sub.rid))
+                return cl
     return cl
 
 

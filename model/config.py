@@ -200,6 +200,9 @@ class Rules:
 
     #: answer session/prompt at all (False: the FAQ's "Prompt as a notification")
     prompt_response: bool = True
+    #: the success carries the messageId (False: the result is `{}`, as in the June 2026 draft;
+    #: a client then learns which message its prompt became from the echo alone)
+    response_message_id: bool = True
 
     #: how IDs are made: "counter" (fresh, persisted across restart),
     #: "content" (same content -> same ID), "restart-resets" (counter forgotten

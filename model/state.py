@@ -95,6 +95,8 @@ class Req(NamedTuple):
     ins: bool  # ghost: was ever inserted
     hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
     cut: bool  # ghost: a session/cancel that covers prompts (2.4.0) reached the agent before its insertion
+    #: ghost: its message was inserted and waited for work when a session/cancel stopped other work
+    waited_cancel: bool = False
 
 
 class Msg(NamedTuple):

@@ -37,6 +37,8 @@ BASE: dict[str, list[str]] = {
     "regress": ["--verdicts", str(ROOT / "docs" / "verdicts.json"), "--variant", "rfd"],
     "schema": ["--config", "tiny"],
     "diff": ["--config", "restart"],
+    "find": ["--config", "tiny"],
+    "review": ["--config", "restart"],
     "bridge": ["--to", "v2"],
 }
 POSITIONALS: dict[tuple[str, str], str] = {
@@ -44,6 +46,9 @@ POSITIONALS: dict[tuple[str, str], str] = {
     ("schema", "action"): "validate",
     ("diff", "a"): "rfd",
     ("diff", "b"): "rfd+2.4.0",
+    ("find", "pattern"): "AgentInsert",
+    ("review", "base"): "rfd",
+    ("review", "new"): "rfd+2.4.0",
     ("record", "out"): "recording.jsonl",  # and no agent command: only the bad value can be at fault first
 }
 

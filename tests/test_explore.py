@@ -24,7 +24,9 @@ PINNED = {
     # the agent's tool calls as the published agents report them (issue 22: first reported
     # completed or failed, pending -> completed, left open by a cancel)
     "failures": 1040,
-    "cancel-race": 1614,  # 1550 -> 1614: which pending requests were cancelled
+    # 1550 -> 1614: which pending requests were cancelled; 1614 -> 1734: the ghost of prompts
+    # inserted and waiting when a session/cancel stopped other work (issue 23)
+    "cancel-race": 1734,
     "permission": 1576,  # 1332 -> 1416: the same; 1416 -> 1576: the tool calls of issue 22
     # 1706 -> 2026: one_response_per_request remembers which requests each connection answered
     "permission-2-clients": 2026,

@@ -98,6 +98,11 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-CLIENT-UNKNOWN-STOP-ENDS",
     ),
     "session_cancel_stops_only_work_it_saw": ("RFD-OPEN-CANCEL-RACES",),
+    "session_cancel_stops_inserted_waiting_prompt": (
+        "RFD-CANCELREQ-AFTER-INSERTION-SUCCEEDS",
+        "RFD-OPEN-CANCEL-RACES",
+        "S240-CANCEL-SCOPE",
+    ),
     "resumed_client_sees_current_state": (
         "RFD-OPEN-RESUME-STATE",
         "S240-STATE-RESUME-SNAPSHOT",

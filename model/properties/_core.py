@@ -212,6 +212,7 @@ APPLIES = {
     "lost_response_recoverable": _resume,
     "retry_does_not_duplicate": lambda c: c.retries > 0 and _lost(c),
     "session_cancel_stops_only_work_it_saw": lambda c: c.cancels > 0 and (_works(c) >= 2 or c.hook),
+    "session_cancel_stops_inserted_waiting_prompt": lambda c: c.cancels > 0 and _works(c) >= 2,
     "resumed_client_sees_current_state": _resume,
     "resume_snapshot_before_response": _resumes,
 }

@@ -51,4 +51,5 @@ WHY_NOT_A_JUDGE: dict[str, str] = {
     "lost_response_recoverable": _OPEN,
     "retry_does_not_duplicate": _OPEN,
     "session_cancel_stops_only_work_it_saw": _OPEN,
+    "session_cancel_stops_inserted_waiting_prompt": _OPEN,
 }

@@ -332,7 +332,7 @@ def single_canonical_copy(s: System):
                 continue
             r = request_of_any(s, c, sub.rid)
             got = [a[1] for a in r.answers if a[0] == "ok"] if r is not None else []
-            if got and sub.mid != got[0]:
+            if got and got[0] and sub.mid != got[0]:  # got[0] == 0: the result carried no ID
                 return f"client {c} associates its prompt {sub.rid} with message {sub.mid}; its response returned {got[0]}"
             n = sum(1 for key, _, _ in cl.view if key == sub.mid or key == -sub.rid)
             if n != 1:
@@ -494,6 +494,22 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
         if w is not None and not w.cancelling and stopped and w.serial != sent_during and not own:
             seen = f"work #{sent_during}" if sent_during else "no work"
             return f"client {step.action[1]} sent session/cancel while {seen} ran; it stopped work #{w.serial}"
+    return None
+
+
+@prop("step", expect="open_question", witnesses=("sometimes_queued_insert",), on="AgentBeginWork")
+def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
+    """A prompt inserted while other work runs does not start its work after a session/cancel that came before it began."""
+    w = step.state.agent.work
+    if w is None or (pre.agent.work is not None and pre.agent.work.serial == w.serial):
+        return None
+    for r in pre.agent.reqs:
+        if r.waited_cancel and r.mid in w.inputs:
+            return (
+                f"client {r.cid}'s prompt {r.rid} (message {r.mid}) was inserted while other work ran and waited "
+                f"when session/cancel stopped that work; its work starts now: the cancel stopped neither it (not "
+                f"foreground work yet) nor its prompt (inserted already)"
+            )
     return None
 
 

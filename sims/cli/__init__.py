@@ -22,12 +22,14 @@ from . import (
     check,
     diff,
     explore,
+    find,
     fuzz,
     generate,
     listings,
     mutate,
     probe,
     record,
+    review,
     scenario,
     schema,
     trace,
@@ -38,7 +40,7 @@ from .common import Parser, UsageError
 __all__ = ["main", "UsageError", "subcommands"]
 
 #: In the order ``--help`` lists them.
-_MODULES = (check, fuzz, listings, variants, diff, mutate, scenario, generate, trace, record, bridge, probe, schema,
+_MODULES = (check, fuzz, listings, variants, diff, find, review, mutate, scenario, generate, trace, record, bridge, probe, schema,
             explore, agent)
 
 

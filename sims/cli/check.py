@@ -11,7 +11,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from acp_lifecycle.model.bugs import get_bug
-from acp_lifecycle.model.config import RULE_SETS, rule_set
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import result_data, trace_lines
 from acp_lifecycle.sims.search.check import SuiteResult, check_suite
@@ -31,13 +30,13 @@ from .common import (
     print_table,
     refuse_options,
 )
+from .options import add_model_options, model_rules, parse_sets, suite_with_sets, variant_expectations
 
 
 def register(sub) -> None:
     p = sub.add_parser("check", help="explore a configuration exhaustively and check every property")
     p.add_argument("--config", default="default", help="named configuration or member (default: default)")
-    p.add_argument("--rules", choices=tuple(RULE_SETS), default="rfd",
-                   help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
+    add_model_options(p)
     p.add_argument("--bug", help="check a seeded bug instead of the RFD's rules (see `bugs --list`)")
     add_json(p, "print the result as JSON (traces included unless --no-traces)")
     p.add_argument("--max-states", type=positive_int, default=None,
@@ -94,6 +93,7 @@ def _check_bridge(args) -> int:
     from acp_lifecycle.sims.bridge import PROPERTIES as BRIDGE_PROPERTIES
 
     refuse_options(args, "with --bridge (it checks fixed members under the RFD's rules)", "--config", "--bug", "--rules",
+                   "--variant", "--set",
                    "--max-states", "--no-traces", "--diagrams", "--export-traces", "--force", "--workers", "--dask",
                    "--no-symmetry")
     to = args.bridge[3:]
@@ -176,7 +176,9 @@ def _check(args) -> int:
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
-    rules = get_bug(args.bug).on(rule_set(args.rules)) if args.bug is not None else rule_set(args.rules)
+    suite = suite_with_sets(suite, parse_sets(args.sets))
+    rules = model_rules(args)
+    rules = get_bug(args.bug).on(rules) if args.bug is not None else rules
     if args.export_traces is not None:
         output_dir(args.export_traces, option="--export-traces", force=args.force)
     if args.diagrams is not None:
@@ -213,6 +215,7 @@ def _check(args) -> int:
         with _search_cluster(args.dask, workers) as cluster:
             result = check_suite(suite, rules, max_states=args.max_states, on_member=on_member,
                                  symmetry=not args.no_symmetry, workers=workers, cluster=cluster)
+    variant_expectations(result, args)
     if args.json:
         data = result_data(result)
         data["search"] = _search_data(result, workers, args.dask)

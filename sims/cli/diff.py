@@ -7,7 +7,9 @@ when there is one, 2 for bad usage.
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
+import time
 from dataclasses import fields
 from pathlib import Path
 
@@ -15,9 +17,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acp_lifecycle.model.config import Config
-from acp_lifecycle.model.wire import summary
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.render import trace_data, trace_lines
+from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
 
 from .common import (
     UsageError,
@@ -31,6 +32,7 @@ from .common import (
     print_lines,
     refuse_options,
 )
+from .options import add_model_options, parse_sets, suite_with_sets
 
 #: What the diff observes, in one sentence (printed with the bounds, and in --json).
 OBSERVED = (
@@ -59,16 +61,30 @@ def register(sub) -> None:
     add_force(p, "files in a non-empty --diagrams directory")
     p.add_argument("--max-states", type=positive_int, default=3_000_000,
                    help="stop with an error past this many product states per member and direction")
+    p.add_argument("--no-robust", dest="robust", action="store_false",
+                   help="skip checking each distinguishing run under each bound one higher and the model's other "
+                   "readings (sims/diff/robust.py)")
+    add_model_options(p, rules=False)  # A and B name the rules; --set the bounds
     p.set_defaults(run=_diff)
 
 
-def _diff(args) -> int:
-    from acp_lifecycle.sims.diff import diff_suite, rule_set
+def exhaustive(config: str, sets: list[str], *names: str) -> tuple:
+    """(the named configuration with the ``--set`` bounds, the rule sets named, by ``sims.diff.rule_set``):
+    UsageError unless it can be explored exhaustively."""
+    from acp_lifecycle.sims.diff import rule_set
 
-    ra, rb = rule_set(args.a), rule_set(args.b)
-    suite = get_suite(args.config)
+    rules = [rule_set(n) for n in names]
+    suite = get_suite(config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
+    return suite_with_sets(suite, parse_sets(sets)), *rules
+
+
+def _diff(args) -> int:
+    from acp_lifecycle.sims.diff import diff_suite
+    from acp_lifecycle.sims.diff.report import annotate
+
+    suite, ra, rb = exhaustive(args.config, args.sets, args.a, args.b)
     if args.diagrams is None:
         refuse_options(args, "without --diagrams", "--force")
     if args.json:
@@ -76,16 +92,11 @@ def _diff(args) -> int:
     out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams is not None else None
 
     err = Console(stderr=True)
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
-                   transient=True, disable=not err.is_terminal)
-    task = bar.add_task("diff", total=len(suite.members))
-    names = [m.name for m in suite.members]
-
-    def on_member(name: str) -> None:
-        bar.update(task, description=f"member {name}", completed=names.index(name))
-
-    with bar:
-        d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=on_member)
+    with DiffProgress(suite, err) as progress:
+        d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=progress.member)
+        t0 = time.monotonic()
+        annotate(d, robust=args.robust, progress=progress.runs)
+        d.robust_seconds = time.monotonic() - t0
     written = _write_diagrams(d, out_dir) if out_dir else []
     if args.json:
         data = diff_data(d)
@@ -99,6 +110,40 @@ def _diff(args) -> int:
     return 1 if d.different else 0
 
 
+class DiffProgress:
+    """Progress of a diff: its members, then the checks of its runs under larger bounds. A bar on a
+    terminal; else a line on stderr every 30 s while the runs are checked. ``review`` shares it."""
+
+    def __init__(self, suite, err: Console):
+        self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
+                            transient=True, disable=not err.is_terminal)
+        self.task = self.bar.add_task("diff", total=len(suite.members))
+        self.names = [m.name for m in suite.members]
+        self.terminal = err.is_terminal
+        self.t0 = self.last = time.monotonic()
+
+    def __enter__(self) -> "DiffProgress":
+        self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.__exit__(*exc)
+
+    def member(self, name: str) -> None:
+        self.bar.update(self.task, description=f"diff: member {name}", completed=self.names.index(name))
+        self.t0 = time.monotonic()
+
+    def runs(self, done: int, total: int) -> None:
+        if done == 1:
+            self.t0 = time.monotonic()
+        self.bar.update(self.task, description="runs under larger bounds", completed=done, total=total)
+        now = time.monotonic()
+        if not self.terminal and now - self.last >= 30:
+            self.last = now
+            print(f"diff: checked {done}/{total} variations of the distinguishing runs "
+                  f"({now - self.t0:.0f} s)", file=sys.stderr, flush=True)
+
+
 # --- data and text -------------------------------------------------------------------
 
 
@@ -109,32 +154,49 @@ def bounds(cfg: Config) -> dict:
             if f.name != "name" and getattr(cfg, f.name) != getattr(base, f.name)}
 
 
-def _bounds_text(cfg: Config) -> str:
+def bounds_text(cfg: Config) -> str:
     b = bounds(cfg)
     return " ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in b.items()) or "(the defaults)"
 
 
-def witness_data(w) -> dict:
+def witness_data(w, config: str = "", cfg: Config | None = None, rules=None) -> dict:
+    """A witness as data; with ``config``, ``cfg`` and ``rules`` (those of its run) the link that opens it
+    in ``acp-lifecycle explore`` (``explore``: null when the explorer does not offer the rule set)."""
     from acp_lifecycle.sims.diff import observed_lines
+    from acp_lifecycle.sims.diff.links import explore_link
+    from acp_lifecycle.sims.diff.report import explanations
 
     obs = observed_lines(w)
-    return {
+    out = {
         "kind": w.kind,
         "allowed_by": w.allowed,
         "refused_by": w.refused,
         "member": w.member,
         "messages": len(w.events),
         "steps": len(w.run),
-        "observed": obs[:-1],
-        "distinguishing": obs[-1],
-        "run": trace_data(w.run),
     }
+    if w.robustness is not None:
+        out.update(w.robustness.data())
+    if w.other_answers is not None:
+        out["refused_answers"] = list(w.other_answers)
+    out["explained_by"] = [{"step": n, "action": action_text(w.run[n - 1][1].action), "why": why}
+                           for n, why in explanations(w).items()]
+    if cfg is not None and rules is not None:
+        out["explore"] = explore_link(config, cfg, rules, w.run)
+    out.update({"observed": obs[:-1], "distinguishing": obs[-1], "run": trace_data(w.run)})
+    return out
 
 
 def diff_data(d) -> dict:
     def direction(x) -> dict:
         return {"product_states": x.nodes, "transitions": x.transitions, "states": x.states,
                 "subsets": x.subsets, "seconds": round(x.seconds, 3), "kinds": list(x.witnesses)}
+
+    cfgs = {m.config.name: m.config for m in d.members}
+    name = d.suite.name
+
+    def witnesses(ws, rules) -> list[dict]:
+        return [witness_data(w, name, cfgs[w.member], rules) for w in ws.values()]
 
     return {
         "a": d.a.name,
@@ -143,28 +205,21 @@ def diff_data(d) -> dict:
         "observed": OBSERVED,
         "different": d.different,
         "seconds": round(d.seconds, 3),
+        "robust_seconds": round(getattr(d, "robust_seconds", 0.0), 3),
         "members": [
             {"name": m.config.name, "bounds": bounds(m.config), "a_not_b": direction(m.a_not_b),
              "b_not_a": direction(m.b_not_a)}
             for m in d.members
         ],
-        "only_a": [witness_data(w) for w in d.only_a.values()],
-        "only_b": [witness_data(w) for w in d.only_b.values()],
+        "only_a": witnesses(d.only_a, d.a),
+        "only_b": witnesses(d.only_b, d.b),
     }
-
-
-def _entry_text(o: dict) -> str:
-    if o.get("event") == "end":
-        return "(the run ends: no step is left)"
-    if o.get("event") == "closed":
-        return f"{o['conn']:<5} connection closes"
-    arrow = "->" if o["from"] == "client" else "<-"
-    return f"{o['conn']:<5} {arrow} {summary(o['msg'])}"
 
 
 def witness_lines(w, runs: bool = False) -> list[str]:
     """A witness for people: each observed message with the step that sent it, the distinguishing one marked."""
     from acp_lifecycle.sims.diff import observed_lines
+    from acp_lifecycle.sims.diff.report import answer_text, entry_text, explanations, robust_text
 
     obs = observed_lines(w)
     n, k = len(w.events), len(w.run)
@@ -173,8 +228,12 @@ def witness_lines(w, runs: bool = False) -> list[str]:
     for i, o in enumerate(obs):
         mark = "!" if i == len(obs) - 1 else " "
         action = w.run[o["step"] - 1][1].action[0]
-        text = _entry_text(o)
+        text = entry_text(o)
         lines.append(f"    {mark} {text:<47} {o['step']:>2} {action}")
+    for extra in [f"step {n} {action_text(w.run[n - 1][1].action)}: {why}" for n, why in explanations(w).items()] + [
+            answer_text(w), robust_text(w)]:
+        if extra:
+            lines += textwrap.wrap(extra, 80, initial_indent="    ", subsequent_indent="      ")
     if runs:
         lines.append(f"    the run of {w.allowed}, every step:")
         lines += ["    " + line for line in trace_lines(w.run, compact=True)]
@@ -210,7 +269,7 @@ def diff_lines(d, runs: bool = False) -> list[str]:
     lines.append("Bounds (each member is explored exhaustively, nothing beyond):")
     width = max(len(m.config.name) for m in d.members)
     for m in d.members:
-        lines += textwrap.wrap(_bounds_text(m.config), 80, initial_indent=f"  {m.config.name:<{width}}  ",
+        lines += textwrap.wrap(bounds_text(m.config), 80, initial_indent=f"  {m.config.name:<{width}}  ",
                                subsequent_indent=" " * (width + 4))
     lines += ["", f"{'member':<{width}}  {'product states':>15}  {'seconds':>7}  {'A-not-B':>7}  {'B-not-A':>7}"]
     for m in d.members:
@@ -232,17 +291,15 @@ def _slug(text: str) -> str:
 
 def _write_diagrams(d, out: Path) -> list[Path]:
     from acp_lifecycle.sims.diagrams import write_sequence
-    from acp_lifecycle.sims.diff import observed_lines
+    from acp_lifecycle.sims.diff.report import chart_notes
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for groups in (d.only_a, d.only_b):
         for i, (k, w) in enumerate(groups.items(), 1):
-            last = observed_lines(w)[-1]
             title = f"Only {w.allowed} allows (member {w.member}): {k}"
-            note = (f"step {last['step']}: {_entry_text(last)}\n"
-                    f"{w.refused} allows every message before this one, and not this one")
+            notes, note = chart_notes(w)
             stem = f"only-{_slug(w.allowed)}-{i:02d}"
             for suffix in (".mmd", ".png"):
-                written.append(write_sequence(w.run, out / (stem + suffix), title, note, violation=False))
+                written.append(write_sequence(w.run, out / (stem + suffix), title, note, violation=False, notes=notes))
     return written

@@ -6,15 +6,14 @@ import json
 import sys
 
 from .common import UsageError, add_force, add_json, output_dir, path_argument
+from .options import add_model_options, model_rules, parse_sets
 
 
 def register(sub) -> None:
-    from acp_lifecycle.model.config import RULE_SETS
-
     p = sub.add_parser("explore", help="serve a page on 127.0.0.1 to step through the model in a browser")
     p.add_argument("--config", default="tiny", help="named configuration or member (default: tiny)")
     p.add_argument("--member", help="a member of --config (default: its first)")
-    p.add_argument("--rules", choices=tuple(RULE_SETS), default="rfd", help="the rule set (default: rfd)")
+    add_model_options(p)
     p.add_argument("--bug", help="a seeded bug (see `bugs --list`); prints the link to its counterexample")
     p.add_argument("--run", dest="indices", metavar="INDICES", help="open this run: the action taken at each step, as 0,3,1 "
                    "(the page's path)")
@@ -37,8 +36,11 @@ def _explore(args) -> int:
     args.member, args.bug, args.indices = args.member or "", args.bug or "", args.indices or ""
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, not {args.port}")
+    model_rules(args)  # one line for an unknown variant, or both options given
+    args.rules = args.variant or args.rules or "rfd"  # the page's query names a variant as its rules
+    sets = ",".join(f"{k}={v}" for k, v in parse_sets(args.sets).items())
     try:
-        model = model_for(args.config, args.member, args.rules, args.bug)
+        model = model_for(args.config, args.member, args.rules, args.bug, sets)
         path = parse_path(args.indices)
         model.walk(path)
     except BadRequest as e:

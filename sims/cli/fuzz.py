@@ -7,17 +7,18 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acp_lifecycle.model.bugs import get_bug
-from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.sims.configs import get_suite
 
 from .common import UsageError, add_json, positive_int, print_json, screen
+from .options import add_model_options, model_rules, parse_sets, suite_with_sets
 
 
 def register(sub) -> None:
     p = sub.add_parser("fuzz", help="random stateful exploration with Hypothesis, shrinking a failure to a minimal run")
     p.add_argument("--config", help="named configuration or member (default: fuzz, 3 clients x 3 prompts; "
                                     "with --bug: the member the bug is seeded in, as in `bugs --list`)")
-    p.add_argument("--bug", help="fuzz a seeded bug instead of the RFD's rules")
+    p.add_argument("--bug", help="fuzz a seeded bug instead of the RFD's rules (on --rules or --variant, if given)")
+    add_model_options(p)
     p.add_argument("--examples", type=positive_int, help="random runs per member (default: 200; with --bug 1000, "
                                                          "the run stops at the first failure)")
     p.add_argument("--steps", type=positive_int, help="steps drawn per run (default: 60 on fuzz, 20 on the small "
@@ -33,8 +34,9 @@ def _fuzz(args) -> int:
     from acp_lifecycle.sims.search.fuzz import fuzz
 
     bug = get_bug(args.bug) if args.bug is not None else None
-    rules = bug.rules if bug else RFD_RULES
+    rules = bug.on(model_rules(args)) if bug else model_rules(args)
     suite = get_suite(args.config if args.config is not None else bug.member if bug else "fuzz")
+    suite = suite_with_sets(suite, parse_sets(args.sets))
     if args.examples is None:
         args.examples = 1000 if bug else 200
     if args.steps is None:

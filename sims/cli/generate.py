@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .common import UsageError, add_force, add_json, checkout, output_dir, path_argument, print_json, refuse_options
+from .options import add_model_options, model_rules, parse_sets, with_sets
 
 DIAGRAM_FORMATS = ("mermaid", "dot", "svg", "png")
 
@@ -23,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--check", action="store_true", help="exit 1 if the committed text diagrams are stale; write nothing")
     add_force(p, "files in a non-empty --out directory")
     add_json(p, "print what was written (or what is stale) as JSON")
+    p.add_argument("--config", default=None, help="with --rules, --variant or --set: the member projected (default: tiny)")
+    add_model_options(p)
 
     p.set_defaults(run=_diagrams)
 
@@ -67,6 +70,8 @@ def _diagrams(args) -> int:
     from acp_lifecycle.sims.diagrams import stale, write_all, write_docs
 
     out, own = _where(args, "diagrams")
+    if args.rules is not None or args.variant is not None or args.sets or args.config is not None:
+        return _projection(args, out, own)
     if args.check:
         refuse_options(args, "with --check (it compares the text diagrams, mermaid and dot)", "--format", "--force")
         if out.exists() and not out.is_dir():
@@ -87,6 +92,38 @@ def _diagrams(args) -> int:
         written.append(write_docs(docs))
     elif not args.json:
         print("docs/diagrams.md not written: --out is not the checkout's diagrams/", file=sys.stderr)
+    return _report(args, written)
+
+
+def _projection(args, out: Path, own: bool) -> int:
+    """The lifecycle projection of one member under other rules or bounds, beside the RFD's
+    (never over the checkout's diagrams/, which docs/diagrams.md shows)."""
+    from acp_lifecycle.sims.configs import get_suite
+    from acp_lifecycle.sims.diagrams.drawing import draw_lifecycle
+    from acp_lifecycle.sims.diagrams.lifecycle import lifecycle, lifecycle_dot, lifecycle_mermaid
+
+    refuse_options(args, "with --rules, --variant, --set or --config (they draw one projection)", "--check")
+    if own:
+        raise UsageError("with --rules, --variant, --set or --config, pass --out DIR: the checkout's diagrams/ "
+                         "holds the RFD's")
+    rules = model_rules(args)
+    cfg = with_sets(get_suite(args.config or "tiny").members[0], parse_sets(args.sets))
+    formats = [f.strip() for f in args.format.split(",") if f.strip()]
+    bad = [f for f in formats if f not in DIAGRAM_FORMATS] or ([] if formats else [""])
+    if bad:
+        raise UsageError(f"--format: unknown format {bad[0]!r}; choose from {', '.join(DIAGRAM_FORMATS)}")
+    output_dir(out, option="--out", force=args.force).mkdir(parents=True, exist_ok=True)
+    lc = lifecycle(cfg, rules)
+    stem = f"lifecycle-{cfg.name}-{rules.name}"
+    writers = {"mermaid": (".mmd", lambda p: p.write_text(lifecycle_mermaid(lc))),
+               "dot": (".dot", lambda p: p.write_text(lifecycle_dot(lc))),
+               "svg": (".svg", lambda p: draw_lifecycle(lc, p)), "png": (".png", lambda p: draw_lifecycle(lc, p))}
+    written = []
+    for f in formats:
+        suffix, write = writers[f]
+        path = out / (stem + suffix)
+        write(path)
+        written.append(path)
     return _report(args, written)
 
 

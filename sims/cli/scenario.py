@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
 from .common import (
     Column,
@@ -17,6 +18,7 @@ from .common import (
     print_table,
     refuse_options,
 )
+from .options import add_model_options, model_rules, parse_sets, with_sets
 
 
 SUFFIXES = (".mmd", ".mermaid", ".md", ".png", ".svg")
@@ -31,6 +33,7 @@ def register(sub) -> None:
     path_argument(p, "--diagram", kind="out-file", suffixes=SUFFIXES,
                   help="also draw the run as a sequence chart (.mmd, .md, .png or .svg)")
     add_force(p, "an existing --diagram file")
+    add_model_options(p)
 
     p.set_defaults(run=_scenario)
 
@@ -43,7 +46,7 @@ def _scenario(args) -> int:
     if args.list:
         if args.name is not None:
             raise UsageError("--list takes no scenario name")
-        refuse_options(args, "with --list", "--all", "--diagram", "--force")
+        refuse_options(args, "with --list", "--all", "--diagram", "--force", "--rules", "--variant", "--set")
         if args.json:
             print_json([{"name": sc.name, "title": sc.title, "summary": sc.summary} for sc in SCENARIOS.values()])
             return 0
@@ -63,11 +66,17 @@ def _scenario(args) -> int:
     elif args.force:
         raise UsageError("--force applies only with --diagram")
     names = list(SCENARIOS) if args.all else [args.name]
+    sets = parse_sets(args.sets)
+    given = args.rules is not None or args.variant is not None
+    rules = model_rules(args) if given else None
     failed = 0
     results = []
     for name in names:
+        sc = SCENARIOS[name]
+        # the scenario's steps under other rules or bounds (its own by default)
+        sc = replace(sc, rules=rules or sc.rules, config=with_sets(sc.config, sets))
         try:
-            r = run(name)
+            r = run(sc)
             ok, error = True, ""
         except (ScenarioError, AssertionError) as e:
             r, ok, error = None, False, str(e).splitlines()[0] if str(e) else type(e).__name__

@@ -42,6 +42,9 @@ def register(sub) -> None:
     p.add_argument("--model", action="store_true",
                    help="also ask whether any run of the model explains the transcript (the first line none does)")
     p.add_argument("--max-nodes", type=int, default=2_000_000, help="with --model: stop the search after this many nodes")
+    p.add_argument("--variant", metavar="NAME",
+                   help="with --model: explain by the runs of a spec variant (`variants --list`); the rules "
+                        "judged are its base rule set's")
 
     p.set_defaults(run=_trace)
 
@@ -183,7 +186,15 @@ def _trace(args) -> int:
     if args.max_nodes < 1:
         raise UsageError(f"--max-nodes must be positive, not {args.max_nodes}")
     if not args.model:
-        refuse_options(args, "without --model", "--max-nodes")
+        refuse_options(args, "without --model", "--max-nodes", "--variant")
+    model = None
+    if args.variant is not None:
+        refuse_options(args, "with --variant (a variant names its base rule set)", "--rules")
+        from .options import model_rules
+
+        args.rules = None  # the default: not given
+        model = model_rules(args)
+        args.rules = model.spec  # the wire rules of the variant's base
     if args.no_schema:
         refuse_options(args, "with --no-schema", "--schema")
     for name in args.files:
@@ -201,7 +212,8 @@ def _trace(args) -> int:
             from acp_lifecycle.model.config import rule_set
             from acp_lifecycle.sims.wire.modeltrace import explain
 
-            explanations[name] = explain(kept, rules=rule_set(args.rules), max_nodes=args.max_nodes, complete=not args.partial)
+            explanations[name] = explain(kept, rules=model or rule_set(args.rules), max_nodes=args.max_nodes,
+                                         complete=not args.partial)
             del kept
     for note in notes:
         print(f"acp-lifecycle: {note}", file=sys.stderr)

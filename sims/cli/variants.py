@@ -57,6 +57,8 @@ def _variants(args) -> int:
     from acp_lifecycle.model.variants import VARIANTS
     from acp_lifecycle.sims.variants import (
         also_breaks,
+        class_flips,
+        flip_line,
         matrix,
         surprises,
         to_json,
@@ -68,13 +70,16 @@ def _variants(args) -> int:
     if args.list:
         refuse_options(args, "with --list", "--config", "--variant", "--markdown")
         if args.json:
-            print_json([{"name": v.name, "summary": v.summary, "source": v.source, "worse_on": list(v.worse_on)}
+            print_json([{"name": v.name, "base": v.base, "summary": v.summary, "source": v.source,
+                         "changes": dict(v.changes), "worse_on": list(v.worse_on)}
                         for v in VARIANTS.values()])
             return 0
         rows = [[v.name, v.summary, ", ".join(v.worse_on)] for v in VARIANTS.values()]
         print_table(screen(), [Column("variant", key=True), Column("summary"), Column("expected to break")], rows)
         return 0
     names = variant_names(args) or list(VARIANTS)
+    # each variant is judged against its base: check the base too
+    names = list(dict.fromkeys([VARIANTS[n].base for n in names if VARIANTS[n].base not in names] + names))
     suite = get_suite(args.config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
@@ -83,8 +88,9 @@ def _variants(args) -> int:
         m = matrix(args.config, names, on_variant)
     data = to_json(m)
     bad = {k: v for k, v in surprises(m).items() if v}
+    flips = class_flips(data)
     if args.json:
-        print_json(data)
+        print_json({**data, "flips": flips})
     elif args.markdown:
         print(to_markdown(data), end="")
     else:
@@ -95,6 +101,9 @@ def _variants(args) -> int:
                 out.print(f"{name} also breaks: {', '.join(extra)}", markup=False)
         for name, lines in bad.items():
             out.print(f"{name}: NOT AS DEFINED: " + "; ".join(lines), markup=False)
+        for name, fs in flips.items():
+            for f in fs:
+                out.print(flip_line(name, f), markup=False)
     return 1 if bad else 0
 
 
@@ -141,8 +150,10 @@ def _verdict_matrix_shape(data) -> None:
 def _regress(args) -> int:
     from acp_lifecycle.model.variants import VARIANTS
     from acp_lifecycle.sims.variants import (
+        class_flips,
         compare,
         describe_diff,
+        flip_line,
         matrix,
         to_json,
         to_markdown,
@@ -167,11 +178,21 @@ def _regress(args) -> int:
     diffs = compare(agreed, m)
     if args.variant:
         diffs = [d for d in diffs if d[0] in names]
-    properties = len(to_json(m)["variants"][names[0]])
+    fresh = to_json(m)
+    properties = len(fresh["variants"][names[0]])
+    flips = class_flips(fresh, agreed)
+    flipped = {(n, f["property"]): f for n, fs in flips.items() for f in fs}
     result = {"verdicts": str(path), "config": agreed["config"], "variants": names, "properties": properties,
-              "ok": not diffs, "differences": [{"variant": d[0], "property": d[1], "agreed": d[2], "now": d[3]} for d in diffs],
-              "wrote": []}
+              "ok": not diffs, "differences": [{"variant": d[0], "property": d[1], "agreed": d[2], "now": d[3],
+                                                "flip": flipped.get(d[:2])} for d in diffs],
+              "flips": flips, "wrote": []}
     say = (lambda *a: print(*a, file=sys.stderr)) if args.json else print
+    if not args.json:
+        for d in diffs:
+            print_lines(screen(), describe_diff(m, d))
+        for name, fs in flips.items():
+            for f in fs:
+                print_lines(screen(), [flip_line(name, f)])
     if not diffs:
         if args.json:
             print_json(result)
@@ -179,8 +200,6 @@ def _regress(args) -> int:
             print(f"regress: {len(names)} variant(s) x {properties} properties match {path}")
         return 0
     if not args.json:
-        for d in diffs:
-            print_lines(screen(), describe_diff(m, d))
         print(f"regress: {len(diffs)} verdict(s) differ from {path}")
     if not args.accept:
         if args.json:
@@ -193,7 +212,6 @@ def _regress(args) -> int:
         if answer not in ("y", "yes"):
             print("regress: nothing written")
             return 1
-    fresh = to_json(m)
     merged = {"config": fresh["config"], "variants": dict(agreed.get("variants", {}))}
     merged["variants"].update(fresh["variants"])
     merged["variants"] = {n: merged["variants"][n] for n in VARIANTS if n in merged["variants"]}

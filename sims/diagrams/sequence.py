@@ -150,8 +150,9 @@ def _words(pre: System, step) -> str:
 _RESPONSES = ("ok", "err", "resumed")
 
 
-def _events(trace: Trace, note: str, violation: bool) -> tuple[list[str], list[_Event]]:
-    """The lanes (clients and the agent) and the rows of a chart."""
+def _events(trace: Trace, note: str, violation: bool, notes: dict | None = None) -> tuple[list[str], list[_Event]]:
+    """The lanes (clients and the agent) and the rows of a chart; ``notes``: step number -> a note
+    drawn over the agent after that step's rows (what explains it: a hook, a queued insertion)."""
     nclients = len(trace[0][0].clients) if trace else 1
     lanes, lane, agent = _lanes(nclients)
     edge = (min(lane.values(), default=agent), max(lane.values(), default=agent))
@@ -200,6 +201,8 @@ def _events(trace: Trace, note: str, violation: bool) -> tuple[list[str], list[_
         for direction, c, msg in msgs:
             src, dst = (agent, lane[c]) if direction == "agent->client" else (lane[c], agent)
             rows.append(_Event("arrow", f"{n}. {message_summary(msg)}", src, dst, response="method" not in msg))
+        if notes and n in notes:
+            rows.append(_Event("note", f"{n}. {notes[n]}", agent, agent, style="info"))
     if note:
         rows.append(_Event("note", note, *everyone, style="verdict" if violation else "info"))
     return lanes, rows
@@ -215,7 +218,8 @@ def _mm(text: str) -> str:
     return "<br/>".join(text.splitlines())
 
 
-def sequence_mermaid(trace: Trace, title: str = "", note: str = "", *, violation: bool | None = None) -> str:
+def sequence_mermaid(trace: Trace, title: str = "", note: str = "", *, violation: bool | None = None,
+                     notes: dict | None = None) -> str:
     """A Mermaid ``sequenceDiagram`` of a trace: one lane per client and one for the agent.
 
     Each JSON-RPC message is an arrow (dashed for responses), numbered by its
@@ -225,7 +229,7 @@ def sequence_mermaid(trace: Trace, title: str = "", note: str = "", *, violation
     red box when ``violation`` (by default: when the note mentions a violation).
     """
     violation = _is_violation(note, violation)
-    lanes, rows = _events(trace, note, violation)
+    lanes, rows = _events(trace, note, violation, notes)
     alias = ["A" if lane == "Agent" else "C" + lane.split()[-1] for lane in lanes]
     out = []
     if title:
@@ -291,13 +295,13 @@ def _lay_out(rows, lane_x: list[float], gap: float, pt: float) -> list[tuple]:
 
 
 def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "", *,
-                  violation: bool | None = None) -> Path:
+                  violation: bool | None = None, notes: dict | None = None) -> Path:
     """Draw the chart of ``sequence_mermaid`` as PNG or SVG (by the suffix of ``path``)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     violation = _is_violation(note, violation)
-    lanes, rows = _events(trace, note, violation)
+    lanes, rows = _events(trace, note, violation, notes)
     pt = 9.5
     gap = 3.8 if len(lanes) <= 3 else 3.2
     margin = 1.9
@@ -349,15 +353,15 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
 
 
 def write_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "", *,
-                   violation: bool | None = None) -> Path:
+                   violation: bool | None = None, notes: dict | None = None) -> Path:
     """Write a trace's sequence chart: Mermaid text for ``.mmd``/``.md``, else a PNG/SVG drawing."""
     path = Path(path)
     if path.suffix.lower() in (".mmd", ".mermaid"):
-        path.write_text(sequence_mermaid(trace, title, note, violation=violation))
+        path.write_text(sequence_mermaid(trace, title, note, violation=violation, notes=notes))
         return path
     if path.suffix.lower() == ".md":
-        path.write_text("```mermaid\n" + sequence_mermaid(trace, title, note, violation=violation) + "```\n")
+        path.write_text("```mermaid\n" + sequence_mermaid(trace, title, note, violation=violation, notes=notes) + "```\n")
         return path
-    return draw_sequence(trace, path, title, note, violation=violation)
+    return draw_sequence(trace, path, title, note, violation=violation, notes=notes)
 
 

@@ -38,12 +38,14 @@ steps.
 
 Modules: ``observe`` (raw events, canonical form, kinds), ``product`` (the
 subset construction, witnesses, suites), ``check`` (replaying and checking a
-witness without the product's caches).
+witness without the product's caches, the other rule set's answers),
+``robust`` (each witness under larger bounds and the model's other readings).
 """
 
-from .check import DiffError, allows, check_witness, replay
+from .check import DiffError, allows, answers, check_witness, replay
 from .observe import END, canonical, kind, names0, observe, observed_lines
 from .product import Direction, MemberDiff, SuiteDiff, Witness, diff_member, diff_suite, rule_set
+from .robust import Robustness, check_robust, robustness
 
 __all__ = [
     "DiffError",
@@ -57,6 +59,10 @@ __all__ = [
     "kind",
     "diff_member",
     "allows",
+    "answers",
+    "Robustness",
+    "robustness",
+    "check_robust",
     "replay",
     "check_witness",
     "observed_lines",

@@ -5,24 +5,20 @@ from __future__ import annotations
 from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.system import Step, System, initial_state, successors
 
-from .observe import END, canonical, names0, observe
+from acp_lifecycle.sims.search.explore import TooLarge
 
-__all__ = ["DiffError", "allows", "replay", "check_witness"]
+from .observe import END, canonical, kind, names0, observe
+
+__all__ = ["DiffError", "allows", "answers", "replay", "check_witness"]
 
 
 class DiffError(RuntimeError):
     """A witness does not replay or does not distinguish: a bug in the diff; one line."""
 
 
-
-
-def allows(cfg: Config, rules: Rules, events: list[tuple]) -> int:
-    """How many of ``events`` (canonical, from the start) some run of ``rules`` shows.
-
-    A plain subset simulation, no caches shared with the product: the set of
-    (state, renaming, pending events) consistent with the events so far, closed
-    under steps that show nothing.
-    """
+def _simulate(cfg: Config, rules: Rules, events: list[tuple], limit: int = 0) -> tuple[int, set]:
+    """(how many of ``events`` some run of ``rules`` shows, the set of (state, renaming,
+    pending events) consistent with them). ``limit``: TooLarge past that many elements."""
 
     def close(elems):
         out = set()
@@ -32,6 +28,8 @@ def allows(cfg: Config, rules: Rules, events: list[tuple]) -> int:
             if e in out:
                 continue
             out.add(e)
+            if limit and len(out) > limit:
+                raise TooLarge(f"{rules.name}: more than {limit:,} states match {len(events)} observations")
             s, nm, pend = e
             if pend:
                 continue
@@ -45,7 +43,7 @@ def allows(cfg: Config, rules: Rules, events: list[tuple]) -> int:
     for n, ev in enumerate(events):
         if ev == END:
             if not any(not pend and not successors(s, cfg, rules) for s, _, pend in current):
-                return n
+                return n, current
             continue
         nxt = []
         for s, nm, pend in current:
@@ -61,9 +59,42 @@ def allows(cfg: Config, rules: Rules, events: list[tuple]) -> int:
                     if e2 == ev:
                         nxt.append((step.state, nm2, raws[1:]))
         if not nxt:
-            return n
+            return n, current
         current = close(nxt)
-    return len(events)
+    return len(events), current
+
+
+def allows(cfg: Config, rules: Rules, events: list[tuple], limit: int = 0) -> int:
+    """How many of ``events`` (canonical, from the start) some run of ``rules`` shows.
+
+    A plain subset simulation, no caches shared with the product: the set of
+    (state, renaming, pending events) consistent with the events so far, closed
+    under steps that show nothing. ``limit``: TooLarge past that many states in the set.
+    """
+    return _simulate(cfg, rules, events, limit)[0]
+
+
+def answers(cfg: Config, rules: Rules, events: list[tuple]) -> list[str]:
+    """What ``rules``' agent can show next after ``events`` (all of which it allows): the kinds
+    (``observe.kind``) of the agent's next messages, and the end of the run, sorted. A client's
+    next message is an input and a connection closing a fault, not an answer: both are left out."""
+    n, current = _simulate(cfg, rules, events)
+    if n < len(events):
+        raise DiffError(f"{rules.name} allows only {n} of the {len(events)} observations")
+    out = set()
+    for s, nm, pend in current:
+        if pend:
+            if pend[0][0] == "msg" and pend[0][2] == "agent":
+                out.add(kind(pend[0], nm))
+            continue
+        steps = successors(s, cfg, rules)
+        if not steps:
+            out.add(kind(END, nm))
+        for step in steps:
+            raws = observe(s, step)
+            if raws and raws[0][0] == "msg" and raws[0][2] == "agent":
+                out.add(kind(raws[0], nm))
+    return sorted(out)
 
 
 def replay(cfg: Config, rules: Rules, run: list[tuple[System, Step]]) -> list[tuple[System, Step]]:

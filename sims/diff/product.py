@@ -190,6 +190,10 @@ class Witness:
     raws: list[tuple]
     #: the number (1-based) of the step of ``run`` that shows each event
     at: list[int] = field(default_factory=list)
+    #: ``robust.Robustness`` once ``robust.check_robust`` has run (None: not checked)
+    robustness: object = None
+    #: the other rule set's possible next messages after the same observations (``check.answers``)
+    other_answers: list | None = None
 
     @property
     def length(self) -> tuple[int, int]:

@@ -36,12 +36,13 @@ def action_text(action: tuple) -> str:
 
 
 def names() -> dict:
-    """The configurations (suites and their members), rule sets and seeded bugs the explorer offers."""
+    """The configurations (suites and their members), rule sets (and spec variants) and seeded bugs the explorer offers."""
+    from acp_lifecycle.model.variants import VARIANTS
     from acp_lifecycle.sims.configs import SUITES
 
     return {
         "configs": {n: [m.name for m in s.members] for n, s in SUITES.items()},
-        "rules": list(RULE_SETS),
+        "rules": list(RULE_SETS) + [v for v in VARIANTS if v not in RULE_SETS],
         "bugs": {b.name: {"summary": b.summary, "breaks": b.breaks, "member": b.member} for b in BUGS.values()},
     }
 
@@ -56,6 +57,8 @@ class Model:
     member: str
     rule_set: str
     bug: str = ""
+    #: bounds changed from the member's, as "failures=2,cancels=1" (``--set``)
+    sets: str = ""
 
     # --- stepping: through the model object (model/spec.py) ------------------------
     @property
@@ -175,13 +178,18 @@ class Model:
             q["rules"] = self.rule_set
         if self.bug:
             q["bug"] = self.bug
+        if self.sets:
+            q["set"] = self.sets
         if path is not None:
             q["path"] = ",".join(map(str, path))
         return urlencode(q, safe=",")
 
 
-def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: str = "") -> Model:
-    """The model a query names: a configuration (suite or member), a member of it, a rule set, a seeded bug."""
+def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: str = "", sets: str = "") -> Model:
+    """The model a query names: a configuration (suite or member), a member of it, a rule set or a
+    spec variant, a seeded bug, and bounds changed from the member's (``"failures=2,cancels=1"``)."""
+    from acp_lifecycle.model.variants import VARIANTS
+
     from acp_lifecycle.sims.configs import get_suite
 
     try:
@@ -192,14 +200,20 @@ def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: s
     if member and member not in members:
         raise BadRequest(f"configuration {config!r} has no member {member!r}; choose one of: {', '.join(members)}")
     cfg = members[member] if member else suite.members[0]
-    if rules not in RULE_SETS:
-        raise BadRequest(f"unknown rule set {rules!r}; choose one of: {', '.join(RULE_SETS)}")
-    r = RULE_SETS[rules]
+    if rules not in RULE_SETS and rules not in VARIANTS:
+        raise BadRequest(f"unknown rule set {rules!r}; choose one of: {', '.join(RULE_SETS)} or a variant "
+                         f"({', '.join(v for v in VARIANTS if v not in RULE_SETS)})")
+    r = RULE_SETS[rules] if rules in RULE_SETS else VARIANTS[rules].rules
+    if sets:
+        try:
+            cfg = cfg.with_(**{k: int(v) for k, _, v in (part.partition("=") for part in sets.split(","))})
+        except (TypeError, ValueError) as e:  # an unknown bound, a value not a number or out of range
+            raise BadRequest(f"set={sets!r}: {e}") from None
     if bug:
         if bug not in BUGS:
             raise BadRequest(f"unknown bug {bug!r}; see `acp-lifecycle bugs --list`")
         r = BUGS[bug].on(r)
-    return Model(cfg, r, config, cfg.name, rules, bug)
+    return Model(cfg, r, config, cfg.name, rules, bug, sets)
 
 
 def parse_path(text: str) -> list[int]:

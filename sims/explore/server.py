@@ -27,7 +27,7 @@ from .model_access import BadRequest, Model, model_for, names, parse_path
 
 __all__ = ["Explorer", "serve", "BadRequest"]
 
-_KEYS = ("config", "member", "rules", "bug", "path")
+_KEYS = ("config", "member", "rules", "bug", "set", "path")
 
 
 def _model(q: dict) -> Model:
@@ -35,12 +35,13 @@ def _model(q: dict) -> Model:
     if unknown:
         raise BadRequest(f"unknown parameter {unknown[0]!r}; the query takes {', '.join(_KEYS)}")
     one = {k: v[-1] for k, v in q.items()}
-    return _cached_model(one.get("config", "tiny"), one.get("member", ""), one.get("rules", "rfd"), one.get("bug", ""))
+    return _cached_model(one.get("config", "tiny"), one.get("member", ""), one.get("rules", "rfd"), one.get("bug", ""),
+                         one.get("set", ""))
 
 
 @lru_cache(maxsize=64)
-def _cached_model(config: str, member: str, rules: str, bug: str) -> Model:
-    return model_for(config, member, rules, bug)
+def _cached_model(config: str, member: str, rules: str, bug: str, sets: str = "") -> Model:
+    return model_for(config, member, rules, bug, sets)
 
 
 @lru_cache(maxsize=16)

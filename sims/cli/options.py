@@ -1,0 +1,97 @@
+"""The options every command that explores shares: which rules (``--rules``, ``--variant``) and
+which bounds (``--set NAME=VALUE``), parsed in one place.
+
+``--rules`` names a rule set (rfd, rfd+2.4.0); ``--variant`` a spec variant (a file of
+``model/variants/``: its base rule set with its changes). ``--set`` raises or lowers one integer
+budget of ``Config`` (``model/config.py``, ``LIMITS``) on every member the command explores.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+from acp_lifecycle.model.config import LIMITS, RULE_SETS, Config, ConfigError, Rules, rule_set
+
+from .common import UsageError
+
+__all__ = ["add_model_options", "model_rules", "parse_sets", "suite_with_sets", "variant_expectations", "with_sets"]
+
+
+def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: bool = True) -> None:
+    """Add ``--rules`` and ``--variant`` (with ``rules``) and ``--set`` (with ``sets``) to ``p``."""
+    if rules:
+        p.add_argument("--rules", choices=tuple(RULE_SETS), default=None,
+                       help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
+        p.add_argument("--variant", metavar="NAME",
+                       help="a spec variant instead (`acp-lifecycle variants --list`): its base rule set, changed")
+    if sets:
+        p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
+                       help=f"raise or lower a bound on every member explored (repeatable): {', '.join(LIMITS)}")
+
+
+def model_rules(args, default: str = "rfd") -> Rules:
+    """The rules ``--rules`` or ``--variant`` names (``default``'s rule set when neither is given)."""
+    name = getattr(args, "variant", None)
+    if name is not None:
+        if getattr(args, "rules", None) is not None:
+            raise UsageError("choose one of --rules and --variant (a variant names its base rule set)")
+        from acp_lifecycle.model.variants import VARIANTS
+
+        if name not in VARIANTS:
+            raise UsageError(f"--variant: unknown variant {name!r}; choose one of: {', '.join(VARIANTS)}")
+        return VARIANTS[name].rules
+    return rule_set(getattr(args, "rules", None) or default)
+
+
+def variant_expectations(result, args) -> None:
+    """Under ``--variant``, judge ``result``'s verdicts (a ``SuiteResult``) by the variant's own
+    expectations: a property it cannot state is not applicable, one whose class it changes (a
+    limitation it fixes) is expected as its file says."""
+    name = getattr(args, "variant", None)
+    if name is None:
+        return
+    from acp_lifecycle.model.variants import VARIANTS
+
+    v = VARIANTS[name]
+    for pid, verdict in result.verdicts.items():
+        verdict.expect = "" if pid in v.not_applicable else v.expectation(verdict.prop)
+
+
+def parse_sets(texts: list[str]) -> dict[str, int]:
+    """``["failures=2", ...]`` as ``{"failures": 2}``; ``UsageError`` (one line) for an unknown name,
+    a value that is not an integer, or one out of the bound's range."""
+    sets: dict[str, int] = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq or name not in LIMITS:
+            raise UsageError(f"--set {text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(LIMITS)}")
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise UsageError(f"--set {text}: {value.strip()!r} is not an integer") from None
+        lo, hi = LIMITS[name]
+        if not lo <= number <= hi:
+            raise UsageError(f"--set {text}: {name} must be in {lo}..{hi}")
+        sets[name] = number
+    return sets
+
+
+def with_sets(cfg: Config, sets: dict[str, int]) -> Config:
+    """``cfg`` with the bounds of ``sets`` (unchanged without any); a member keeps its name."""
+    if not sets:
+        return cfg
+    try:
+        return cfg.with_(**sets)
+    except ConfigError as e:  # pragma: no cover - parse_sets checked each range
+        raise UsageError(f"--set: {e}") from None
+
+
+def suite_with_sets(suite, sets: dict[str, int]):
+    """A suite whose every member has the bounds of ``sets``."""
+    if not sets:
+        return suite
+    changed = ", ".join(f"{k}={v}" for k, v in sets.items())
+    return replace(suite, members=tuple(with_sets(m, sets) for m in suite.members),
+                   summary=f"{suite.summary}; {changed}")
