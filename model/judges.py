@@ -36,6 +36,21 @@ from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 from .config import STOP_REASONS
+from .observed import (
+    CancelRequest,
+    Closed,
+    PromptError,
+    PromptResult,
+    Request,
+    ResumeRequest,
+    ResumeResult,
+    Response,
+    SessionCancel,
+    StateUpdate,
+    ToolUpdate,
+    UserChunk,
+    UserMessage,
+)
 from .records import compile_replace
 
 __all__ = [
@@ -61,107 +76,6 @@ __all__ = [
     "record_of_model",
     "observe",
 ]
-
-
-# ---------------------------------------------------------------------------
-# What a participant observed: typed records
-
-
-class PromptResult(NamedTuple):
-    """A successful ``session/prompt`` response, as sent by the agent."""
-
-    rid: object
-    #: the messageId: a string on the wire, the message's number in the model; None when
-    #: it is absent, null or not a string
-    message_id: object
-    #: what else is wrong with the result ("" when nothing)
-    problem: str = ""
-
-
-class PromptError(NamedTuple):
-    """An error response to ``session/prompt``."""
-
-    rid: object
-    code: object
-
-
-class UserMessage(NamedTuple):
-    """A ``user_message`` update (``content`` None: a metadata-only update; () is ``[]``)."""
-
-    message_id: object
-    content: object
-    replay: bool
-
-
-class UserChunk(NamedTuple):
-    """A ``user_message_chunk`` update."""
-
-    message_id: object
-    replay: bool
-
-
-class ResumeRequest(NamedTuple):
-    """A ``session/resume`` request (``replay``: it carries ``replayFrom``)."""
-
-    rid: object
-    replay: bool
-
-
-class ResumeResult(NamedTuple):
-    """The response to ``session/resume`` (``ok``: a success)."""
-
-    rid: object
-    ok: bool = True
-
-
-class Response(NamedTuple):
-    """Any other response: to the request ``rid`` of ``asker`` ("agent" or "client")."""
-
-    asker: str
-    rid: object
-
-
-class Request(NamedTuple):
-    """Any request, by ``asker``: a later response names it by ``rid`` (which may then be reused)."""
-
-    asker: str
-    rid: object
-    method: str
-
-
-class CancelRequest(NamedTuple):
-    """``$/cancel_request`` by ``asker`` for its own request ``rid``."""
-
-    asker: str
-    rid: object
-
-
-class Closed(NamedTuple):
-    """The connection is gone."""
-
-
-class SessionCancel(NamedTuple):
-    """A ``session/cancel`` notification, by the client."""
-
-
-class StateUpdate(NamedTuple):
-    """A ``state_update`` session update, as sent by the agent."""
-
-    state: object
-    #: None when absent (the model's "")
-    stop_reason: object
-    #: the error object's code, True for an error object without one, None when the
-    #: update has no ``error`` field
-    error: object = None
-    #: the tool call ids of its ``background`` list (2.4.0), () when it lists none
-    background: tuple = ()
-
-
-class ToolUpdate(NamedTuple):
-    """A ``tool_call`` or ``tool_call_update`` (``status`` None: the update leaves it as it was)."""
-
-    tool_id: object
-    status: object
 
 
 # ---------------------------------------------------------------------------

@@ -83,23 +83,21 @@ from .wire_rules import (
     Finding,
     Rule,
 )
-from .wire_state import (
-    RawFloat,
-    _a,
-    _announced,
-    _Conn,
-    _final,
-    _items,
-    _obj,
-    _permission_tool,
-    _Request,
-    _Resume,
-    _Session,
-    _show,
-    _sid,
-    _View,
-    id_key,
-)
+# public in wire_state; the short local names stay until this module's rules are split out
+from .wire_state import Connection as _Conn
+from .wire_state import PendingRequest as _Request
+from .wire_state import RawFloat, id_key
+from .wire_state import ResumeWindow as _Resume
+from .wire_state import SessionRecord as _Session
+from .wire_state import SessionView as _View
+from .wire_state import background_items as _items
+from .wire_state import is_announced as _announced
+from .wire_state import is_final as _final
+from .wire_state import object_or_empty as _obj
+from .wire_state import permission_tool_call as _permission_tool
+from .wire_state import session_key as _sid
+from .wire_state import shown_id as _show
+from .wire_state import with_article as _a
 
 _SESSION_JUDGES: dict[type, list] = {}
 for _j in STATEFUL:
@@ -473,7 +471,24 @@ class Monitor:
         if view.resume is not None:
             view.resume.snapshot = n
             view.resume.snapshot_state = state
-        # Background lists (2.4.0): every state update once reported; items announced; final before dropped.
+        self._background_list(n, view, session, state, update)
+        self._resume_expectation(n, conn, view, state)
+        if state != view.state:
+            view.reqaction_flagged = False
+        if state in WORKING:
+            view.state, view.stop = state, None
+            view.custom_work = 0
+            session.ran = True
+            return
+        if state != "idle":
+            if view.state == "idle" and conn.started and not conn.extensions and view.resume is None:
+                view.custom_work = view.custom_work or n
+            view.state, view.stop = state, None
+            return
+        self._idle(n, conn, view, session, sid, update)
+
+    def _background_list(self, n, view: _View, session: _Session, state: str, update: dict) -> None:
+        """Background lists (2.4.0): every state update once reported; items announced; final before dropped."""
         listed = update.get("background")
         items = _items(listed)
         if session.background_since and items is None:
@@ -495,7 +510,9 @@ class Monitor:
             view.background = items
         elif listed is None or "background" not in update:
             view.background = None
-        # Another connection's resume snapshot said what this one should be told.
+
+    def _resume_expectation(self, n, conn, view: _View, state: str) -> None:
+        """Another connection's resume snapshot said what this one should be told."""
         if view.expect is not None:
             line, expected, other = view.expect
             view.expect = None
@@ -503,18 +520,9 @@ class Monitor:
                 self._add(line, "resume_snapshot_is_current",
                           f"the resume snapshot on {other} says {expected}, but this session is {view.state} on {conn.label} "
                           f"and the next state_update there (line {n}) says {state}")
-        if state != view.state:
-            view.reqaction_flagged = False
-        if state in WORKING:
-            view.state, view.stop = state, None
-            view.custom_work = 0
-            session.ran = True
-            return
-        if state != "idle":
-            if view.state == "idle" and conn.started and not conn.extensions and view.resume is None:
-                view.custom_work = view.custom_work or n
-            view.state, view.stop = state, None
-            return
+
+    def _idle(self, n, conn, view: _View, session: _Session, sid, update: dict) -> None:
+        """An idle state_update: the rules about how work ends (stop reason, error details, cancellation)."""
         if view.custom_work:
             self._add(view.custom_work, "standard_states_reported",
                       f"work reported as {view.state!r}, a custom state, between two idles (line {n}) without running "

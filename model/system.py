@@ -60,46 +60,11 @@ from .agent import _agent_faults, _agent_prompts, _agent_receive, _agent_work, _
 from .clients import _client_receive, _clients
 from .config import Config, Rules
 from .judges import events_of_step, observe
-from .state import (  # noqa: F401 - re-exported: the model's public names live here
-    ACTION_KINDS,
-    ERR_CANCELLED,
-    ERR_FAILURE,
-    ERR_INTERNAL,
-    ERR_INVALID,
-    IDLE,
-    NOT_INSERTED,
-    REQUIRES_ACTION,
-    RUNNING,
-    Agent,
-    Client,
-    Msg,
-    Req,
-    Step,
-    Sub,
-    System,
-    Used,
-    Work,
-    _set,
-    initial_state,
-)
+from . import state as state_module
+from .state import *  # noqa: F403 - re-exported: the model's state types and constants (state.__all__)
+from .state import _set
 
-__all__ = [
-    "Req",
-    "Msg",
-    "Work",
-    "Agent",
-    "Sub",
-    "Client",
-    "Used",
-    "System",
-    "initial_state",
-    "successors",
-    "Step",
-    "ERR_CANCELLED",
-    "ERR_INVALID",
-    "ERR_FAILURE",
-    "ACTION_KINDS",
-]
+__all__ = [*state_module.__all__, "successors"]
 
 
 # ---------------------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 Ids are compared exactly as sent (``id_key``): ``1``, ``1.0`` and ``"1"`` are three
 ids, and an integer beyond 2^53 is compared digit for digit. The records below are
-the monitor's memory: per request (``_Request``), per resume window (``_Resume``),
-per session as one connection was told about it (``_View``), per connection
-(``_Conn``) and per session across connections (``_Session``). ``monitor.py``
+the monitor's memory: per request (``PendingRequest``), per resume window (``ResumeWindow``),
+per session as one connection was told about it (``SessionView``), per connection
+(``Connection``) and per session across connections (``SessionRecord``). ``monitor.py``
 moves them message by message; the rules they feed are ``wire_rules.py``.
 """
 
@@ -15,7 +15,23 @@ from dataclasses import dataclass, field
 
 from .wire_rules import FINAL_TOOL
 
-__all__ = ["RawFloat", "id_key"]
+__all__ = [
+    "RawFloat",
+    "id_key",
+    "shown_id",
+    "with_article",
+    "PendingRequest",
+    "ResumeWindow",
+    "SessionView",
+    "Connection",
+    "SessionRecord",
+    "session_key",
+    "object_or_empty",
+    "permission_tool_call",
+    "background_items",
+    "is_announced",
+    "is_final",
+]
 
 
 # ---------------------------------------------------------------------------
@@ -52,12 +68,13 @@ def id_key(rid) -> str:
         return repr(rid)
 
 
-def _a(word) -> str:
+def with_article(word) -> str:
     """``word`` with its indefinite article: "an agent_message_chunk", "a tool_call"."""
     return f"{'an' if str(word)[:1] in 'aeiou' else 'a'} {word}"
 
 
-def _show(rid) -> str:
+def shown_id(rid) -> str:
+    """A request id as a finding shows it: its JSON text, cut to 60 characters."""
     text = id_key(rid)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -67,7 +84,7 @@ def _show(rid) -> str:
 
 
 @dataclass
-class _Request:
+class PendingRequest:
     sender: str
     method: str
     line: int
@@ -81,7 +98,7 @@ class _Request:
 
 
 @dataclass
-class _Resume:
+class ResumeWindow:
     line: int
     replay: bool
     cursor_ok: bool
@@ -95,7 +112,7 @@ class _Resume:
 
 
 @dataclass
-class _View:
+class SessionView:
     """One session as one connection was told about it."""
 
     opened: int = 0
@@ -114,7 +131,7 @@ class _View:
     close_needs_idle: int = 0
     closed_at: int = 0
     flagged: set = field(default_factory=set)
-    resume: _Resume | None = None
+    resume: ResumeWindow | None = None
     expect: tuple | None = None  # (line, state, conn) of another connection's resume snapshot
     tool_cancels: dict = field(default_factory=dict)  # toolCallId -> line of the accepted tool_call/cancel
     idle_line: int = 0  # line of the last idle state_update
@@ -125,13 +142,13 @@ class _View:
 
 
 @dataclass
-class _Conn:
+class Connection:
     label: str
     started: bool = False
     closed: bool = False
-    pending: dict = field(default_factory=dict)  # (sender, key) -> _Request
+    pending: dict = field(default_factory=dict)  # (sender, key) -> PendingRequest
     answered: dict = field(default_factory=dict)  # (sender, key) -> line of the response
-    views: dict = field(default_factory=dict)  # sessionId key -> _View
+    views: dict = field(default_factory=dict)  # sessionId key -> SessionView
     new_pending: int = 0
     #: the client's initialize carries an extension (a `_` key): it may have advertised custom states
     extensions: bool = False
@@ -139,7 +156,7 @@ class _Conn:
 
 
 @dataclass
-class _Session:
+class SessionRecord:
     created: bool = False
     ran: bool = False
     background_since: int = 0
@@ -149,12 +166,13 @@ class _Session:
     live_user_ids: set = field(default_factory=set)  # user messageIds reported live (outside a replay)
 
 
-def _sid(value):
+def session_key(value):
     """A session id as a dict key (any JSON value)."""
     return value if isinstance(value, str) else id_key(value)
 
 
-def _obj(value) -> dict:
+def object_or_empty(value) -> dict:
+    """``value`` if it is a JSON object, else ``{}`` (a malformed part reads as empty)."""
     return value if isinstance(value, dict) else {}
 
 
@@ -162,10 +180,11 @@ def _obj(value) -> dict:
 # Readers of message parts
 
 
-def _permission_tool(params: dict):
-    subject = _obj(params.get("subject"))
+def permission_tool_call(params: dict):
+    """The toolCallId a session/request_permission asks about, or None."""
+    subject = object_or_empty(params.get("subject"))
     if subject.get("type") == "tool_call":
-        tid = _obj(subject.get("toolCall")).get("toolCallId")
+        tid = object_or_empty(subject.get("toolCall")).get("toolCallId")
         return tid if isinstance(tid, str) else None
     if subject.get("type") == "command":
         tid = subject.get("toolCallId")
@@ -173,7 +192,7 @@ def _permission_tool(params: dict):
     return None
 
 
-def _items(listed):
+def background_items(listed):
     """The keys of a well-formed background list, or None (omitted, null or malformed: not reported)."""
     if not isinstance(listed, list):
         return None
@@ -193,12 +212,14 @@ def _items(listed):
     return frozenset(out)
 
 
-def _announced(view: _View, item) -> bool:
+def is_announced(view: SessionView, item) -> bool:
+    """The background item was reported to this view before (a tool call or a terminal)."""
     kind, ident = item
     return ident in (view.tool_status if kind == "tool_call" else view.terminals)
 
 
-def _final(view: _View, item) -> bool:
+def is_final(view: SessionView, item) -> bool:
+    """The background item has ended, as this view was told (a final tool status, an exited terminal)."""
     kind, ident = item
     if kind == "tool_call":
         return view.tool_status.get(ident) in FINAL_TOOL

@@ -169,7 +169,7 @@ _FUZZ = (
 SUITES: dict[str, Suite] = {
     "tiny": Suite("tiny", "one client, one prompt, no faults (pinned in tests)", _TINY),
     "default": Suite("default", "every rule, one feature group per member (under 10 s)", _DEFAULT),
-    "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (minutes)", _WIDE),
+    "wide": Suite("wide", "three clients, two-client faults, every stop reason, plus default (docs/performance.md)", _WIDE),
     "huge": Suite("huge", "three clients with a failure, a cancel, a lost connection and a resume; "
                           "three clients with two prompts each, at most four in all (bench/, minutes)", _HUGE, max_states=10_000_000),
     "huge-all": Suite("huge-all", "three clients, two prompts each (four in all), a failure, a cancel, a lost "

@@ -24,6 +24,11 @@ def _cell(text: str) -> str:
 
 def clauses_markdown() -> str:
     """Every clause of the RFD and the 2.4.0 schema text, with the properties that check it."""
+    return "\n".join(_clause_table() + _property_tables()) + "\n"
+
+
+def _clause_table() -> list[str]:
+    """The clause index: each clause, the properties that check it, the mutants and wire rules that touch it."""
     cited: dict[str, list[str]] = {}
     for pid, cids in CITATIONS.items():
         for cid in cids:
@@ -71,7 +76,12 @@ def clauses_markdown() -> str:
         mutants = ", ".join(f"`{n}`" for n in breaking.get(c.id, ()))
         rules = ", ".join(f"`{r}`" for r in wire.get(c.id, ())) or _cell(c.wire)
         lines.append(f"| `{c.id}` | {c.source} | {level} | {_cell(c.text)} | {by} | {mutants} | {rules} |")
-    lines += [
+    return lines
+
+
+def _property_tables() -> list[str]:
+    """The properties (not the witnesses), then the witnesses."""
+    lines = [
         "",
         "# Properties",
         "",
@@ -104,7 +114,7 @@ def clauses_markdown() -> str:
         if p.kind == "sometimes":
             shows = ", ".join(f"`{c}`" for c in p.clauses)
             lines.append(f"| `{p.id}` | {_cell(p.summary)} | {shows} |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def bugs_markdown() -> str:

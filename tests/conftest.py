@@ -40,7 +40,7 @@ _SAVED: dict = {}
 def committed_schema(version: str = "v2") -> Path:
     """The committed copy of the pinned schema ``version`` (checked against the pin)."""
     path = COMMITTED / schema.cache_path(COMMITTED, version).name
-    problem = schema._cache_problem(path, version)
+    problem = schema.cache_problem(path, version)
     if problem:
         raise pytest.UsageError(f"tests/schema: {path.name} {problem}; copy it again from `acp-lifecycle schema pull`")
     return path

@@ -135,7 +135,7 @@ def test_out_of_scope_is_empty_or_one_sentence():
             assert ". " not in reason, f"{c.id}: more than one sentence"
 
 
-def test_every_planned_citation_names_a_registered_clause():
+def test_every_citation_names_a_registered_clause():
     for prop, ids in CITATIONS.items():
         assert re.fullmatch(r"[a-z]+(_[a-z]+)+", prop), prop
         assert ids, f"{prop} cites nothing"
@@ -144,7 +144,7 @@ def test_every_planned_citation_names_a_registered_clause():
         assert len(set(ids)) == len(ids), f"{prop} cites a clause twice"
 
 
-def test_a_clause_is_in_scope_exactly_when_a_planned_property_cites_it():
+def test_a_clause_is_in_scope_exactly_when_a_property_cites_it():
     cited = {cid for ids in CITATIONS.values() for cid in ids}
     assert {c.id for c in ALL if c.in_scope} == cited
 

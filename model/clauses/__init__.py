@@ -5,55 +5,17 @@ model, counterexample reports and the docs name rules by clause id (for
 example ``RFD-INSERT-NO-EARLY-SUCCESS``) instead of paraphrasing them, so a
 reader can always see the exact words a verdict rests on.
 
-Two sources are quoted:
+Two sources are quoted: ``"RFD"``, the v2 Prompt Lifecycle RFD (revision
+"2026-10-01: Report failures after insertion ..."), and ``"2.4.0"``, the
+descriptions in ``schema/v2/schema.json`` of ``@agentclientprotocol/sdk@2.4.0``,
+which agree with the RFD and add rules it leaves open (``Clause.section`` says
+where each sentence sits in its source).
 
-* ``"RFD"``: the v2 Prompt Lifecycle RFD, revision "2026-10-01: Report
-  failures after insertion with an error stop reason that carries an optional
-  JSON-RPC error". ``section`` is the RFD heading the sentence sits under.
-* ``"2.4.0"``: the descriptions in ``schema/v2/schema.json`` of the npm package
-  ``@agentclientprotocol/sdk@2.4.0``, the newest published v2 schema, which
-  agrees with the RFD and adds rules the RFD leaves open. ``section`` is the
-  schema ``$defs`` name holding the description; where the text sits on a
-  variant of a union, the variant's title (or, untitled, its tag value)
-  follows a slash (``"ClientRequest / PromptRequest"``,
-  ``"IdleStateUpdate / cancelled"``), and where it sits on a property, the
-  property's name (``"PromptResponse / messageId"``). ``ProtocolLevel`` is the
-  root ``anyOf`` entry of that title, which holds ``$/cancel_request``.
-
-Rule 1: ``text`` is VERBATIM. It is the whole sentence, with the exact
-characters of the source: typographic quotes, backticks, and for 2.4.0 the
-line breaks inside the schema description. A table row of the RFD is quoted
-as one "sentence", its cells separated by the tab of the source. Never edit a
-quote to make it read better; quote a different sentence instead.
-
-Rule 2: the project never reads the sources at run or test time. They were
-read once, when this file was written, and the quotes were checked against
-them then (every RFD text is a substring of the RFD file; every 2.4.0 text is
-a substring of a description in the schema). Re-check by hand when a source
-changes.
-
-Rule 3: ids are stable. ``RFD-<TOPIC>-<SHORT>`` or ``S240-<TOPIC>-<SHORT>``,
-upper case with dashes. Never rename or reuse an id; a rule that disappears
-from its source keeps its id and gains an ``out_of_scope`` reason.
-
-Rule 4: every sentence of the RFD holding MUST, MUST NOT, SHOULD, SHOULD NOT
-or NOT REQUIRED is here (16 sentences in the quoted revision). A sentence with
-two rules gives two clauses, each quoting the whole sentence. The other
-clauses are sentences without a capitalised keyword that the model relies on
-(definitions, table rows, lower-case "must not"/"should not", open
-questions); their ``level`` is the force the model gives them and their ids
-are listed in ``IMPLIED_LEVEL``.
-
-Rule 5: ``out_of_scope`` is empty exactly when a property of the model checks
-the clause. Otherwise it is one sentence saying why no property checks it: a
-rule only the wire shows (the model has one session, which exists before the
-run starts), a permission the model agent does not use, something the model
-does not have (session/close, background work), or, plainly, that no property
-judges it yet. A permission (``MAY``) the model agent does use is cited by the
-``sometimes`` witness that shows the choice is explored.
-``CITATIONS`` below is the plan: which clause each property of the
-model cites. A property that exposes a *known limitation* of the RFD (lost
-responses, retries, cancellation races, resume state) still cites its
+The rules every clause follows (verbatim text, sources never read at run
+time, stable ids, every capitalised-keyword sentence present, ``out_of_scope``
+empty exactly when a property checks it) are written beside the record, in
+``_clause.py``. ``CITATIONS`` says which clauses each property of the model
+cites; a property that exposes a *known limitation* of the RFD still cites its
 clauses: the model checks them by showing the counterexample.
 
 The registry is a package: ``_clause.py`` (the record), ``rfd.py`` and

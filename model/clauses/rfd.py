@@ -140,7 +140,7 @@ RFD: tuple[Clause, ...] = (
         "Clients MUST NOT assume that every acknowledged message will appear after "
         "resuming a session.",
         out_of_scope=(
-            "It constrains what a client expects of a replay, and no planned "
+            "It constrains what a client expects of a replay, and no "
             "property inspects client expectations; the model only explores "
             "acknowledged live-only messages that are missing from replay."
         ),

@@ -49,7 +49,7 @@ S240: tuple[Clause, ...] = (
         "S240-CANCELREQ-IGNORE-ANSWERED", "2.4.0", "MUST", "ProtocolLevel / CancelRequestNotification",
         _CANCELREQ_IGNORE,
         out_of_scope=(
-            "No planned property checks that a $/cancel_request for an "
+            "No property checks that a $/cancel_request for an "
             "already-answered prompt leaves its work running; only the "
             "second-response half of the sentence is checked."
         ),

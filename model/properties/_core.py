@@ -1,5 +1,5 @@
-"""The ``Property`` record, the registry it is added to (``PROPERTIES``, by ``_prop``), when a
-property applies (``_APPLIES``, ``step_tags``) and the small readers of a step the rules share."""
+"""The ``Property`` record, the registry it is added to (``PROPERTIES``, by ``prop``), when a
+property applies (``APPLIES``, ``step_tags``) and the small readers of a step the rules share."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from ..clauses import CITATIONS, CLAUSES
 from ..judges import JUDGES, STATEFUL
 from ..system import IDLE, Step, System
 
+# re-exported by the package; the helpers below without a leading underscore (prop, request_of,
+# idle_updates, ...) are this package's own: rules.py and witnesses.py write the properties with them
 __all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "step_tags"]
 
 KINDS = ("always", "step", "eventually", "sometimes")
@@ -77,7 +79,7 @@ class Property:
 PROPERTIES: list[Property] = []
 
 
-def _prop(
+def prop(
     kind: str,
     expect: str = "must_hold",
     witnesses: tuple[str, ...] = (),
@@ -86,18 +88,23 @@ def _prop(
     spec: str = "rfd",
     expect_240: str = "",
 ):
+    """Register the decorated function as a property of this ``kind`` (its first doc line is its summary).
+
+    As rules.py writes them: ``@prop("step", on="state")`` above ``def no_update_after_idle(pre, step)``.
+    """
+
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
         PROPERTIES.append(
-            Property(fn.__name__, kind, expect, doc, fn, witnesses, level, _on(on),
-                     _APPLIES.get(fn.__name__, _always), spec, expect_240)
+            Property(fn.__name__, kind, expect, doc, fn, witnesses, level, tags_of(on),
+                     APPLIES.get(fn.__name__, always_applies), spec, expect_240)
         )
         return fn
 
     return register
 
 
-def _judged(judge_id: str) -> None:
+def judged_property(judge_id: str) -> None:
     """Register the property of a judge (``model/judges.py``): it judges what the agent sent and
     received in each step, with the judge's own definition, level, rule set and clauses."""
     j = JUDGES[judge_id]
@@ -105,7 +112,7 @@ def _judged(judge_id: str) -> None:
     level = "SHOULD" if j.level.startswith("SHOULD") else "MUST"
     spec = "2.4.0" if j.since == "2.4.0" else "rfd"
     PROPERTIES.append(Property(j.id, kind, "must_hold", j.summary[:1].upper() + j.summary[1:] + ".", check,
-                               j.witnesses, level, _on(j.kinds) if j.kinds else None, _APPLIES.get(j.id, _always),
+                               j.witnesses, level, tags_of(j.kinds) if j.kinds else None, APPLIES.get(j.id, always_applies),
                                spec, cites=j.clauses))
 
 
@@ -134,7 +141,8 @@ def _found_by(jid: str):
     return check
 
 
-def _always(cfg) -> bool:
+def always_applies(cfg) -> bool:
+    """Every configuration can exhibit the situation (the default of ``APPLIES``)."""
     return True
 
 
@@ -155,7 +163,7 @@ def _works(c) -> int:
 
 
 #: Which configurations can exhibit each situation (see Property.applies).
-_APPLIES = {
+APPLIES = {
     "sometimes_cancel_request_after_insertion": lambda c: c.cancels > 0,
     "cancelled_request_still_answered": lambda c: c.cancels > 0,
     "sometimes_reserved_id_rejected": lambda c: c.reserve,
@@ -196,7 +204,7 @@ _APPLIES = {
     "sometimes_metadata_update": lambda c: c.meta,
     "sometimes_failure_work_continues": lambda c: c.failures > 0,
     "sometimes_cancel_finds_prompt_not_inserted": lambda c: c.cancels > 0,
-    "sometimes_internal_cancellation": _always,
+    "sometimes_internal_cancellation": always_applies,
     "sometimes_response_lost": _lost,
     "sometimes_retry": lambda c: c.retries > 0 and _lost(c),
     "sometimes_cancel_reaches_running_work": lambda c: c.cancels > 0,
@@ -210,7 +218,12 @@ _APPLIES = {
 }
 
 
-def _on(tags) -> frozenset | None:
+def tags_of(tags) -> frozenset | None:
+    """A property's ``on=`` (one tag, several, or None for every step) as a frozenset.
+
+    >>> tags_of("state"), tags_of(None)
+    (frozenset({'state'}), None)
+    """
     return None if tags is None else frozenset((tags,) if isinstance(tags, str) else tags)
 
 
@@ -219,14 +232,15 @@ def step_tags(step: Step) -> frozenset:
     return frozenset([step.action[0], *(m[0] for _, m in step.emitted)])
 
 
-def _req_of(s: System, c: int, rid: int):
+def request_of(s: System, c: int, rid: int):
+    """The agent's record of client c's request rid, unless a restart orphaned it."""
     for r in s.agent.reqs:
         if r.cid == c and r.rid == rid and not r.orphan:
             return r
     return None
 
 
-def _states(step: Step):
+def state_updates(step: Step):
     """The state_update messages a step sent, once each (broadcasts collapsed)."""
     seen = []
     for _, m in step.emitted:
@@ -235,16 +249,17 @@ def _states(step: Step):
     return seen
 
 
-def _idles(step: Step):
-    return [m for m in _states(step) if m[1] == IDLE]
+def idle_updates(step: Step):
+    """The idle state_update messages a step sent, once each."""
+    return [m for m in state_updates(step) if m[1] == IDLE]
 
 
-def _received(cl, mid: int) -> bool:
+def has_received(cl, mid: int) -> bool:
     """Has the client received a user message update for ``mid`` (not just its own optimistic copy)?"""
     return any(key == mid and not opt for key, _, opt in cl.view)
 
 
-def _processed(s: System, c: int, rid: int) -> bool:
+def was_processed(s: System, c: int, rid: int) -> bool:
     """Was client c's prompt rid inserted and taken by work that has ended?
 
     Derived, not recorded: an inserted message waits in ``pending`` until work
@@ -252,14 +267,15 @@ def _processed(s: System, c: int, rid: int) -> bool:
     whose work a restart dropped counts as processed: a blind spot, see
     docs/model.md.)
     """
-    r = _req_of_any(s, c, rid)
+    r = request_of_any(s, c, rid)
     if r is None or not r.ins:
         return False
     w = s.agent.work
     return r.mid not in s.agent.pending and (w is None or r.mid not in w.inputs)
 
 
-def _req_of_any(s: System, c: int, rid: int):
+def request_of_any(s: System, c: int, rid: int):
+    """The agent's record of client c's request rid, orphaned or not."""
     for r in s.agent.reqs:
         if r.cid == c and r.rid == rid:
             return r

@@ -4,7 +4,7 @@ leave open, one function each, registered in ``PROPERTIES`` in this order."""
 from __future__ import annotations
 
 from ..system import IDLE, REQUIRES_ACTION, Step, System
-from ._core import _idles, _judged, _req_of_any, _processed, _prop, _received, _req_of, _states
+from ._core import idle_updates, judged_property, prop, request_of, request_of_any, state_updates, was_processed
 
 __all__: list[str] = []
 
@@ -13,7 +13,7 @@ __all__: list[str] = []
 # ---------------------------------------------------------------------------
 
 
-@_prop("always", witnesses=("sometimes_success_response",))
+@prop("always", witnesses=("sometimes_success_response",))
 def success_only_after_insertion(s: System):
     """A prompt is answered successfully only once its message is inserted."""
     for r in s.agent.reqs:
@@ -26,10 +26,10 @@ def success_only_after_insertion(s: System):
     return None
 
 
-_judged("success_carries_message_id")
+judged_property("success_carries_message_id")
 
 
-@_prop("step", witnesses=("sometimes_error_response",), on="AgentInsert")
+@prop("step", witnesses=("sometimes_error_response",), on="AgentInsert")
 def rejected_prompt_never_inserted(pre: System, step: Step):
     """A prompt answered with an error is never inserted afterwards."""
     if step.action[0] == "AgentInsert":
@@ -39,12 +39,12 @@ def rejected_prompt_never_inserted(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_cancel_request_after_insertion", "sometimes_failure_before_response"), on="err")
+@prop("step", witnesses=("sometimes_cancel_request_after_insertion", "sometimes_failure_before_response"), on="err")
 def inserted_prompt_never_rejected(pre: System, step: Step):
     """After insertion a prompt is answered only with success, whatever fails or cancels."""
     for c, m in step.emitted:
         if m[0] == "err":
-            r = _req_of(pre, c, m[1])
+            r = request_of(pre, c, m[1])
             if r is not None and r.ins:
                 return (
                     f"client {c}'s session/prompt {m[1]} was answered with error {m[2]} "
@@ -53,22 +53,22 @@ def inserted_prompt_never_rejected(pre: System, step: Step):
     return None
 
 
-_judged("one_response_per_request")
+judged_property("one_response_per_request")
 
 
-_judged("every_prompt_answered")
+judged_property("every_prompt_answered")
 
 
-_judged("cancelled_request_still_answered")
+judged_property("cancelled_request_still_answered")
 
 
-@_prop("step", witnesses=("sometimes_prompt_work_ends",), on="state")
+@prop("step", witnesses=("sometimes_prompt_work_ends",), on="state")
 def answered_before_its_work_ends(pre: System, step: Step):
     """A prompt is answered before the work that took it ends normally: the response does not wait for processing."""
     w = pre.agent.work
     if w is None or w.cancelling or step.action[0] == "AgentFailWork":
         return None  # a cancellation or a failure may end the work before the response
-    for m in _idles(step):
+    for m in idle_updates(step):
         for r in pre.agent.reqs:
             if r.ins and not r.answers and not r.orphan and r.mid in w.inputs:
                 return (
@@ -78,7 +78,7 @@ def answered_before_its_work_ends(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_cancel_finds_prompt_not_inserted",), on=("AgentInsert", "err"), spec="2.4.0")
+@prop("step", witnesses=("sometimes_cancel_finds_prompt_not_inserted",), on=("AgentInsert", "err"), spec="2.4.0")
 def cancelled_prompt_never_inserted(pre: System, step: Step):
     """A prompt that a session/cancel found not yet inserted is never inserted, and is answered -32800."""
     if step.action[0] == "AgentInsert":
@@ -87,7 +87,7 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
             return f"client {r.cid}'s session/prompt {r.rid} was inserted after a session/cancel found it not yet inserted"
     for c, m in step.emitted:
         if m[0] == "err" and m[2] != -32800:
-            r = _req_of(pre, c, m[1])
+            r = request_of(pre, c, m[1])
             if r is not None and r.cut:
                 return f"client {c}'s session/prompt {m[1]}, cancelled by session/cancel, was answered {m[2]}, not -32800"
     return None
@@ -98,10 +98,10 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-_judged("distinct_message_ids")
+judged_property("distinct_message_ids")
 
 
-@_prop("step", witnesses=("sometimes_live_echo",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_live_echo",), on=("um", "chunk"))
 def echo_names_an_inserted_message(pre: System, step: Step):
     """A live user-message update names an inserted message by its returned ID."""
     mids = {m.mid for m in pre.agent.conv}
@@ -111,7 +111,7 @@ def echo_names_an_inserted_message(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("um", "chunk"))
 def rejected_submission_never_echoed(pre: System, step: Step):
     """A rejected submission never appears as a user message."""
     rejected = {r.mid for r in pre.agent.reqs if r.mid and any(a[0] == "err" for a in r.answers)}
@@ -121,7 +121,7 @@ def rejected_submission_never_echoed(pre: System, step: Step):
     return None
 
 
-_judged("every_inserted_message_echoed")
+judged_property("every_inserted_message_echoed")
 
 
 def _name(m: tuple) -> str:
@@ -133,7 +133,7 @@ def _name(m: tuple) -> str:
 # ---------------------------------------------------------------------------
 
 
-@_prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"), on="AgentFailWork")
+@prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"), on="AgentFailWork")
 def failed_work_ends_with_error_idle(pre: System, step: Step):
     """A failure that stops work after insertion ends it with an idle carrying stopReason error."""
     if step.action[:2] == ("AgentFailWork", "stops-work"):
@@ -143,7 +143,7 @@ def failed_work_ends_with_error_idle(pre: System, step: Step):
             if a.fg != IDLE or a.stop != "error":
                 return f"a failure stopped the foreground work and the session stays {a.fg}"
             return None
-        idles = _idles(step)
+        idles = idle_updates(step)
         if not idles:
             return "a failure stopped the foreground work and no idle state_update was sent"
         if idles[-1][2] != "error":
@@ -151,22 +151,22 @@ def failed_work_ends_with_error_idle(pre: System, step: Step):
     return None
 
 
-_judged("cancelled_work_ends_cancelled")
+judged_property("cancelled_work_ends_cancelled")
 
 
-_judged("no_update_after_idle_of_its_work")
+judged_property("no_update_after_idle_of_its_work")
 
 
-_judged("tools_terminal_before_error_idle")
+judged_property("tools_terminal_before_error_idle")
 
 
-_judged("error_only_with_error_stop_reason")
+judged_property("error_only_with_error_stop_reason")
 
 
-_judged("no_second_stop_reason")
+judged_property("no_second_stop_reason")
 
 
-@_prop("eventually", witnesses=("sometimes_work_ends",))
+@prop("eventually", witnesses=("sometimes_work_ends",))
 def ended_work_reported_idle(s: System):
     """Foreground work that ends is eventually reported idle."""
     a = s.agent
@@ -175,10 +175,10 @@ def ended_work_reported_idle(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_work_continues"), on="state")
+@prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_work_continues"), on="state")
 def error_idle_only_for_failure(pre: System, step: Step):
     """An idle says stopReason error only when a failure ended the foreground work (or repeats that idle)."""
-    for m in _idles(step):
+    for m in idle_updates(step):
         if m[2] != "error":
             continue
         a = pre.agent
@@ -190,10 +190,10 @@ def error_idle_only_for_failure(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_work_ends"), on="state")
+@prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_work_ends"), on="state")
 def cancelled_idle_only_for_cancel(pre: System, step: Step):
     """An idle says stopReason cancelled only when a session/cancel ended the work (or repeats that idle)."""
-    for m in _idles(step):
+    for m in idle_updates(step):
         if m[2] != "cancelled":
             continue
         a = pre.agent
@@ -213,7 +213,7 @@ _STATE_STEPS = frozenset({
 })
 
 
-@_prop("step", witnesses=("sometimes_failure_work_continues", "sometimes_error_response"), on="state")
+@prop("step", witnesses=("sometimes_failure_work_continues", "sometimes_error_response"), on="state")
 def state_changes_only_with_work(pre: System, step: Step):
     """A state_update is sent only when foreground work starts, blocks, resumes or ends, or as a resume snapshot."""
     name = step.action[0]
@@ -222,37 +222,37 @@ def state_changes_only_with_work(pre: System, step: Step):
     # 2.4.0: "Repeated snapshots are idempotent, not additional work, completions, or usage. A
     # repeated state may carry updated information without another state transition."
     a = pre.agent
-    states = [m for m in _states(step) if not (m[1] == a.fg and (m[1] != IDLE or m[2] in ("", a.stop)))]
+    states = [m for m in state_updates(step) if not (m[1] == a.fg and (m[1] != IDLE or m[2] in ("", a.stop)))]
     if states:
         shown = ", ".join(m[1] + (f" stopReason={m[2]}" if m[2] else "") for m in states)
         return f"{_what(step)} sent state_update {shown}, though it neither starts, blocks, resumes nor ends work"
     return None
 
 
-@_prop("step", witnesses=("sometimes_work_ends",), level="SHOULD", on="state", spec="2.4.0")
+@prop("step", witnesses=("sometimes_work_ends",), level="SHOULD", on="state", spec="2.4.0")
 def idle_ending_work_has_stop_reason(pre: System, step: Step):
     """The idle that ends foreground work carries a stop reason."""
     if pre.agent.work is not None:
-        for m in _idles(step):
+        for m in idle_updates(step):
             if not m[2]:
                 return f"{_what(step)} ended foreground work with an idle that carries no stop reason"
     return None
 
 
-@_prop("step", witnesses=("sometimes_failure_ends_work",), level="SHOULD", on="AgentFailWork")
+@prop("step", witnesses=("sometimes_failure_ends_work",), level="SHOULD", on="AgentFailWork")
 def error_idle_carries_details(pre: System, step: Step):
     """An error idle carries the error object of the failure when the agent has one."""
     if step.action[:2] == ("AgentFailWork", "stops-work") and "no-details" not in step.action:
-        for m in _idles(step):
+        for m in idle_updates(step):
             if m[2] == "error" and not m[3]:
                 return "a failure with details (-32000) ended the work with an error idle that carries no error object"
     return None
 
 
-_judged("custom_stop_reason_prefixed")
+judged_property("custom_stop_reason_prefixed")
 
 
-@_prop("eventually", witnesses=("sometimes_cancel_ends_work",))
+@prop("eventually", witnesses=("sometimes_cancel_ends_work",))
 def cancelled_work_ends(s: System):
     """Work a session/cancel reached eventually ends, whether or not its permission request is answered."""
     w = s.agent.work
@@ -261,18 +261,18 @@ def cancelled_work_ends(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_permission_cancelled",), on="state", spec="2.4.0")
+@prop("step", witnesses=("sometimes_permission_cancelled",), on="state", spec="2.4.0")
 def cancelled_work_never_resumes(pre: System, step: Step):
     """Work a session/cancel reached never reports running or requires_action again."""
     w = pre.agent.work
     if w is not None and w.cancelling:
-        for m in _states(step):
+        for m in state_updates(step):
             if m[1] != IDLE:
                 return f"work #{w.serial}, which a session/cancel reached, reported {m[1]} again ({_what(step)})"
     return None
 
 
-@_prop("step", witnesses=("sometimes_start_blocked", "sometimes_permission_to_second_client"), level="SHOULD",
+@prop("step", witnesses=("sometimes_start_blocked", "sometimes_permission_to_second_client"), level="SHOULD",
        on="perm", spec="2.4.0")
 def blocked_work_reported_requires_action(pre: System, step: Step):
     """A step that blocks foreground work on a permission request reports requires_action to every attached client."""
@@ -290,18 +290,18 @@ def blocked_work_reported_requires_action(pre: System, step: Step):
     return None
 
 
-@_prop("step", witnesses=("sometimes_late_answer",), level="SHOULD", on="AgentReceive", spec="2.4.0")
+@prop("step", witnesses=("sometimes_late_answer",), level="SHOULD", on="AgentReceive", spec="2.4.0")
 def late_answer_ignored(pre: System, step: Step):
     """An answer to a permission request the agent no longer waits for changes no state."""
     if step.action[0] == "AgentReceive" and step.action[2] == "perm_ans":
         w = pre.agent.work
         pid = pre.up[step.action[1]][0][1]
-        if (w is None or w.cancelling or w.perm != pid) and _states(step):
-            return f"a late answer to permission request {pid} changed the state: {_states(step)[0][1]}"
+        if (w is None or w.cancelling or w.perm != pid) and state_updates(step):
+            return f"a late answer to permission request {pid} changed the state: {state_updates(step)[0][1]}"
     return None
 
 
-@_prop("step", witnesses=("sometimes_permission_cancelled",), level="SHOULD", on="AgentReceive", spec="2.4.0")
+@prop("step", witnesses=("sometimes_permission_cancelled",), level="SHOULD", on="AgentReceive", spec="2.4.0")
 def cancelled_permission_requests_cancelled(pre: System, step: Step):
     """When session/cancel finds the work waiting for a permission answer, the agent cancels that request with $/cancel_request."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
@@ -323,14 +323,14 @@ def _what(step: Step) -> str:
 # ---------------------------------------------------------------------------
 
 
-@_prop("always", witnesses=("sometimes_echo_before_response", "sometimes_echo_after_response"))
+@prop("always", witnesses=("sometimes_echo_before_response", "sometimes_echo_after_response"))
 def single_canonical_copy(s: System):
     """A client shows its acknowledged message exactly once, under the ID the response returned."""
     for c, cl in enumerate(s.clients):
         for sub in cl.subs:
             if sub.status != "acknowledged":
                 continue
-            r = _req_of_any(s, c, sub.rid)
+            r = request_of_any(s, c, sub.rid)
             got = [a[1] for a in r.answers if a[0] == "ok"] if r is not None else []
             if got and got[0] and sub.mid != got[0]:  # got[0] == 0: the result carried no ID
                 return f"client {c} associates its prompt {sub.rid} with message {sub.mid}; its response returned {got[0]}"
@@ -340,7 +340,7 @@ def single_canonical_copy(s: System):
     return None
 
 
-@_prop("always", witnesses=("sometimes_identical_prompts_two_clients",))
+@prop("always", witnesses=("sometimes_identical_prompts_two_clients",))
 def association_points_at_own_submission(s: System):
     """A client associates its submission with its own message, never an identical one."""
     origin = dict(s.agent.issued)
@@ -356,7 +356,7 @@ def association_points_at_own_submission(s: System):
     return None
 
 
-@_prop("always", witnesses=("sometimes_chunked_replay_over_held_copy", "sometimes_metadata_update"))
+@prop("always", witnesses=("sometimes_chunked_replay_over_held_copy", "sometimes_metadata_update"))
 def client_content_matches_agent(s: System):
     """Once every update for a message has reached a client, its copy holds exactly the agent's content."""
     content = {m.mid: (m.content,) for m in s.agent.conv}
@@ -373,17 +373,17 @@ def client_content_matches_agent(s: System):
 
 
 
-@_prop("always", witnesses=("sometimes_stale_idle",))
+@prop("always", witnesses=("sometimes_stale_idle",))
 def client_completion_belief_is_true(s: System):
     """A client believes its prompt processed only once work that took it has ended."""
     for c, cl in enumerate(s.clients):
         for rid in cl.done:
-            if not _processed(s, c, rid):
+            if not was_processed(s, c, rid):
                 return f"client {c} took an idle as the end of its prompt {rid}, which no ended work has processed"
     return None
 
 
-@_prop("always", witnesses=("sometimes_work_ends", "sometimes_failure_ends_work"))
+@prop("always", witnesses=("sometimes_work_ends", "sometimes_failure_ends_work"))
 def client_sees_current_state(s: System):
     """While no connection has been lost, a client that has received everything sees the current foreground state."""
     if s.used.losses or s.used.restarts:
@@ -395,7 +395,7 @@ def client_sees_current_state(s: System):
     return None
 
 
-@_prop("step", witnesses=("sometimes_permission_cancelled",), on="ClientAnswerPermission", spec="2.4.0")
+@prop("step", witnesses=("sometimes_permission_cancelled",), on="ClientAnswerPermission", spec="2.4.0")
 def cancelled_permission_answered_cancelled(pre: System, step: Step):
     """A client answers a permission request the agent cancelled with the cancelled outcome."""
     if step.action[0] == "ClientAnswerPermission":
@@ -412,7 +412,7 @@ def cancelled_permission_answered_cancelled(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-@_prop("step", witnesses=("sometimes_replay",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_replay",), on=("um", "chunk"))
 def replay_preserves_ids(pre: System, step: Step):
     """Retained messages replay under the IDs they were returned with."""
     retained = {m.mid for m in pre.agent.conv if m.retained}
@@ -422,10 +422,10 @@ def replay_preserves_ids(pre: System, step: Step):
     return None
 
 
-_judged("chunked_replay_resets_first")
+judged_property("chunked_replay_resets_first")
 
 
-@_prop("always", witnesses=("sometimes_command_replayed",))
+@prop("always", witnesses=("sometimes_command_replayed",))
 def replayed_command_not_reexecuted(s: System):
     """A replayed command is reported again, never executed again."""
     for m in s.agent.conv:
@@ -434,7 +434,7 @@ def replayed_command_not_reexecuted(s: System):
     return None
 
 
-_judged("no_replay_without_replay_from")
+judged_property("no_replay_without_replay_from")
 
 
 # ---------------------------------------------------------------------------
@@ -442,7 +442,7 @@ _judged("no_replay_without_replay_from")
 # ---------------------------------------------------------------------------
 
 
-@_prop("step", expect="known_limitation", witnesses=("sometimes_response_lost",), on=("resumed", "ClientReceive"))
+@prop("step", expect="known_limitation", witnesses=("sometimes_response_lost",), on=("resumed", "ClientReceive"))
 def lost_response_recoverable(pre: System, step: Step):
     """After a resume with replay, a client knows which message its lost submission became."""
     s = step.state
@@ -462,7 +462,7 @@ def lost_response_recoverable(pre: System, step: Step):
     return None
 
 
-@_prop("always", expect="known_limitation", witnesses=("sometimes_retry",))
+@prop("always", expect="known_limitation", witnesses=("sometimes_retry",))
 def retry_does_not_duplicate(s: System):
     """Retrying a submission whose response was lost never creates a second message."""
     inserted = {(r.cid, r.rid): r.mid for r in s.agent.reqs if r.ins}
@@ -476,7 +476,7 @@ def retry_does_not_duplicate(s: System):
     return None
 
 
-@_prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",), on="AgentReceive")
+@prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",), on="AgentReceive")
 def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     """A session/cancel stops only the work that was running when the client sent it, or work for the sender's own prompt."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
@@ -497,7 +497,7 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     return None
 
 
-@_prop("step", expect="open_question", witnesses=("sometimes_queued_insert",), on="AgentBeginWork")
+@prop("step", expect="open_question", witnesses=("sometimes_queued_insert",), on="AgentBeginWork")
 def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
     """A prompt inserted while other work runs does not start its work after a session/cancel that came before it began."""
     w = step.state.agent.work
@@ -513,10 +513,10 @@ def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
     return None
 
 
-_judged("resume_snapshot_before_response")
+judged_property("resume_snapshot_before_response")
 
 
-@_prop("always", expect="open_question", witnesses=("sometimes_client_resumed",), expect_240="must_hold")
+@prop("always", expect="open_question", witnesses=("sometimes_client_resumed",), expect_240="must_hold")
 def resumed_client_sees_current_state(s: System):
     """A resumed client that has received everything sent to it sees the current foreground state."""
     a = s.agent

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..system import IDLE, Step, System
-from ._core import PROPERTIES, Property, _APPLIES, _always, _idles, _on, _processed, _received, _req_of
+from ._core import (APPLIES, PROPERTIES, Property, always_applies, has_received, idle_updates, request_of, tags_of,
+                    was_processed)
 
 __all__: list[str] = []
 
@@ -18,8 +19,8 @@ __all__: list[str] = []
 def _sometimes(*on: str, lenient_240: bool = False):
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
-        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn, on=_on(on),
-                                   applies=_APPLIES.get(fn.__name__, _always), lenient_240=lenient_240))
+        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn, on=tags_of(on),
+                                   applies=APPLIES.get(fn.__name__, always_applies), lenient_240=lenient_240))
         return fn
 
     return register
@@ -45,7 +46,7 @@ def sometimes_error_response(pre, step):
 def sometimes_cancel_request_after_insertion(pre, step):
     """$/cancel_request reaches the agent after the prompt was inserted and before it was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
-        r = _req_of(pre, step.action[1], pre.up[step.action[1]][0][1])
+        r = request_of(pre, step.action[1], pre.up[step.action[1]][0][1])
         return r is not None and r.phase == "inserted"
     return False
 
@@ -54,7 +55,7 @@ def sometimes_cancel_request_after_insertion(pre, step):
 def sometimes_cancel_request_after_answer(pre, step):
     """$/cancel_request reaches the agent after the prompt was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
-        r = _req_of(pre, step.action[1], pre.up[step.action[1]][0][1])
+        r = request_of(pre, step.action[1], pre.up[step.action[1]][0][1])
         return r is not None and bool(r.answers)
     return False
 
@@ -115,7 +116,7 @@ def sometimes_failure_ends_work(pre, step):
 def sometimes_cancel_ends_work(pre, step):
     """session/cancel ends foreground work."""
     w = pre.agent.work
-    return w is not None and w.cancelling and bool(_idles(step))
+    return w is not None and w.cancelling and bool(idle_updates(step))
 
 
 @_sometimes("AgentFailWork")
@@ -128,7 +129,7 @@ def sometimes_abort_raises(pre, step):
 def sometimes_idle_ends_work_with_tools(pre, step):
     """An idle ends work that made tool calls."""
     w = pre.agent.work
-    return w is not None and bool(w.tools) and bool(_idles(step))
+    return w is not None and bool(w.tools) and bool(idle_updates(step))
 
 
 @_sometimes("AgentFailWork")
@@ -144,25 +145,25 @@ def sometimes_unfinished_tool_at_failure(pre, step):
 @_sometimes("state")
 def sometimes_error_idle(pre, step):
     """An idle carries stopReason error."""
-    return any(m[2] == "error" for m in _idles(step))
+    return any(m[2] == "error" for m in idle_updates(step))
 
 
 @_sometimes("state")
 def sometimes_error_idle_without_details(pre, step):
     """An error idle carries no error object (the agent has no details)."""
-    return any(m[2] == "error" and not m[3] for m in _idles(step))
+    return any(m[2] == "error" and not m[3] for m in idle_updates(step))
 
 
 @_sometimes("state")
 def sometimes_repeated_idle(pre, step):
     """An idle is reported again while the session is already idle (a resume snapshot)."""
-    return pre.agent.fg == IDLE and pre.agent.stop != "" and bool(_idles(step))
+    return pre.agent.fg == IDLE and pre.agent.stop != "" and bool(idle_updates(step))
 
 
 @_sometimes("state")
 def sometimes_work_ends(pre, step):
     """Foreground work ends and is reported idle."""
-    return pre.agent.work is not None and bool(_idles(step))
+    return pre.agent.work is not None and bool(idle_updates(step))
 
 
 @_sometimes("um", "chunk", "ok", "ClientReceive")
@@ -182,7 +183,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
         for sub in cl.subs:
             if sub.status != status:
                 continue
-            r = _req_of(s, c, sub.rid)
+            r = request_of(s, c, sub.rid)
             if r is None or not r.ins:
                 continue
             for key, _, opt in cl.view:
@@ -263,7 +264,7 @@ def sometimes_stale_idle(pre, step):
             got_idle = True
         if got_idle and after.connected:
             for sub in after.subs:
-                if sub.status in ("sent", "acknowledged") and not _processed(step.state, c, sub.rid):
+                if sub.status in ("sent", "acknowledged") and not was_processed(step.state, c, sub.rid):
                     return True
     return False
 
@@ -286,7 +287,7 @@ def sometimes_prompt_work_ends(pre, step):
     w = pre.agent.work
     return (
         w is not None and not w.cancelling and bool(w.inputs)
-        and any(m[2] not in ("error", "cancelled") for m in _idles(step))
+        and any(m[2] not in ("error", "cancelled") for m in idle_updates(step))
     )
 
 
@@ -299,13 +300,13 @@ def sometimes_failure_work_continues(pre, step):
 @_sometimes("state")
 def sometimes_custom_stop_reason(pre, step):
     """Work ends with a custom `_` stop reason."""
-    return any(m[2].startswith("_") for m in _idles(step))
+    return any(m[2].startswith("_") for m in idle_updates(step))
 
 
 @_sometimes("state", lenient_240=True)
 def sometimes_idle_without_stop_reason(pre, step):
     """Work ends with an idle that carries no stop reason."""
-    return pre.agent.work is not None and any(not m[2] for m in _idles(step))
+    return pre.agent.work is not None and any(not m[2] for m in idle_updates(step))
 
 
 @_sometimes("AgentBeginWork", "AgentInitiateWork")
@@ -343,7 +344,7 @@ def sometimes_resume_while_connected(pre, step):
 def sometimes_replay_after_live(pre, step):
     """A message is replayed, under its own ID, to a client that received it live."""
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and m[3] and _received(pre.clients[c], m[1]):
+        if m[0] in ("um", "chunk") and m[3] and has_received(pre.clients[c], m[1]):
             return True
     return False
 

@@ -199,25 +199,25 @@ INTERNAL_ERROR = {"code": -32603, "message": "Internal error"}
 CANCELLED = -32800
 
 
-def _key(rid):
+def request_key(rid):
     """A hashable key for a JSON-RPC id (1 and "1" are different ids)."""
     if rid is None or type(rid) in (str, int):
         return (type(rid).__name__, rid)
     return ("json", json.dumps(rid, sort_keys=True))
 
 
-def _bad_number(value, where: str = "msg") -> str:
+def bad_number_at(value, where: str = "msg") -> str:
     """Where ``value`` holds a number JSON does not have (NaN, Infinity), else ''."""
     if isinstance(value, float) and not math.isfinite(value):
         return where
     if isinstance(value, dict):
         for k, v in value.items():
-            found = _bad_number(v, f"{where}.{k}")
+            found = bad_number_at(v, f"{where}.{k}")
             if found:
                 return found
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            found = _bad_number(v, f"{where}[{i}]")
+            found = bad_number_at(v, f"{where}[{i}]")
             if found:
                 return found
     return ""
@@ -232,7 +232,7 @@ def _is_jsonrpc(msg, numbers: bool = True) -> str:
         try:
             json.dumps(msg, allow_nan=False)  # (in C: the walk below only finds where)
         except ValueError:
-            return f"{_bad_number(msg) or 'a number'} is NaN or Infinity, which JSON does not have"
+            return f"{bad_number_at(msg) or 'a number'} is NaN or Infinity, which JSON does not have"
         except (TypeError, RecursionError):
             return "msg holds something JSON cannot carry"
     if "id" in msg and not (msg["id"] is None or isinstance(msg["id"], (str, float)) or type(msg["id"]) is int):
@@ -271,15 +271,25 @@ _UNREADABLE = {
 }
 
 
-class _Bridge:
+class Bridge:
     """What both bridges share: feeding, emitting, problems, provenance."""
 
     to = ""
     BUGS: tuple[str, ...] = ()
+    #: Each bridge's own options: name -> its choices, the default first (``insertion`` of
+    #: V1AgentToV2Client, ``background`` of V2AgentToV1Client). Each becomes an attribute.
+    OPTIONS: dict[str, tuple[str, ...]] = {}
 
-    def __init__(self, bug: str = "", validators: dict | None = None, history: bool = True) -> None:
+    def __init__(self, bug: str = "", validators: dict | None = None, history: bool = True, **options: str) -> None:
         if bug and bug not in self.BUGS:
             raise ValueError(f"unknown bug {bug!r} for {type(self).__name__}; choose from {', '.join(self.BUGS)}")
+        for name in options.keys() - self.OPTIONS.keys():
+            raise TypeError(f"{type(self).__name__} has no option {name!r}; it has {', '.join(self.OPTIONS)}")
+        for name, choices in self.OPTIONS.items():
+            value = options.get(name, choices[0])
+            if value not in choices:
+                raise ValueError(f"{name} must be {' or '.join(map(repr, choices))}, not {value!r}")
+            setattr(self, name, value)
         self.bug = bug
         #: The schema validator of each side, by who sends there: {"client": ..., "agent": ...}.
         #: With them, a message the bridge built that its side's schema rejects is not sent
@@ -287,6 +297,8 @@ class _Bridge:
         self.validators = validators or {}
         #: (conn, requester, id key) -> method, of every request received from either side
         self._asked: dict = {}
+        #: (conn, id key) -> what a request was translated into (each bridge keeps its own pair)
+        self._routes: dict[tuple, tuple] = {}
         #: Refuse NaN and Infinity in what is fed (off only for the model's own messages).
         self.check_numbers = True
         self.problems: list[Problem] = []
@@ -319,7 +331,11 @@ class _Bridge:
                 self._emit_entry(dict(entry))
                 if self.history:
                     self.agent_side.append(Out(self._line, self._line, dict(entry)))
-                self._closed(str(entry["conn"]))
+                conn = str(entry["conn"])
+                for table in (self._routes, self._asked):  # the connection's open requests die with it
+                    for k in [k for k in table if k[0] == conn]:
+                        del table[k]
+                self._closed(conn)
             elif entry.get("from") not in ("client", "agent"):
                 self.problem("malformed", 'not a transcript entry: "from" must be "client" or "agent"')
             else:
@@ -330,6 +346,7 @@ class _Bridge:
                     if self.history:
                         side = self.trace if entry["from"] == "client" else self.agent_side
                         side.append(Out(self._line, self._line, {"conn": str(entry["conn"]), "from": entry["from"], "msg": entry["msg"]}))
+                    self.ask(str(entry["conn"]), entry["from"], entry["msg"])
                     self._message(str(entry["conn"]), entry["from"], entry["msg"])
         except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
             why = next(why for cls, why in _UNREADABLE.items() if isinstance(e, cls))
@@ -377,7 +394,7 @@ class _Bridge:
         method = msg.get("method")
         asked = None
         if method is None:
-            asked = self._asked.get((conn, "agent" if sender == "client" else "client", _key(msg.get("id"))))
+            asked = self._asked.get((conn, "agent" if sender == "client" else "client", request_key(msg.get("id"))))
         found = check.check(msg, sender, asked)
         if not found:
             return True
@@ -394,11 +411,11 @@ class _Bridge:
     def ask(self, conn: str, sender: str, msg: dict) -> None:
         """Remember the method of a request received from ``sender`` (its response's shape)."""
         if "id" in msg and isinstance(msg.get("method"), str):
-            self._asked[(conn, sender, _key(msg["id"]))] = msg["method"]
+            self._asked[(conn, sender, request_key(msg["id"]))] = msg["method"]
 
     def answered(self, conn: str, requester: str, rid) -> str | None:
         """The method of the request ``requester`` sent with id ``rid``, now answered."""
-        return self._asked.pop((conn, requester, _key(rid)), None)
+        return self._asked.pop((conn, requester, request_key(rid)), None)
 
     def reply(self, conn: str, requester: str, msg: dict, result=None, error: dict | None = None) -> None:
         """The bridge answers a request itself (the other side never sees it)."""
@@ -426,17 +443,17 @@ class _Bridge:
         pass
 
 
-def _update(sid, update: dict) -> dict:
+def session_update(sid, update: dict) -> dict:
     return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": update}}
 
 
-def _with_id(update: dict, mid) -> dict:
+def with_message_id(update: dict, mid) -> dict:
     """The update with ``messageId`` set, placed after ``sessionUpdate``."""
     new = {"sessionUpdate": update["sessionUpdate"], "messageId": mid}
     new.update((k, v) for k, v in update.items() if k not in new)
     return new
 
 
-def _params(msg: dict) -> dict:
+def params_of(msg: dict) -> dict:
     p = msg.get("params")
     return p if isinstance(p, dict) else {}

@@ -10,11 +10,11 @@ from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS, check_transcript
 
 from .core import (
     CANCELLED, EVIDENCE, INTERNAL_ERROR, Q_ADAPTER, Q_ANY_TIME, Q_CHUNKS, Q_NO_EARLY, Q_RESPONSE, Q_V1_CLOSED, Q_V1_END,
-    Q_V1_TO_V2, Q_V1_UNCHANGED, Q_V2_TO_V1, V1_AGENT_FAULTS, V1_UPDATE_KINDS, WORKING, _key, _params,
+    Q_V1_TO_V2, Q_V1_UNCHANGED, Q_V2_TO_V1, V1_AGENT_FAULTS, V1_UPDATE_KINDS, WORKING, request_key, params_of,
 )
 from .run import BridgeRun
 from .translate import say
-from .view import _msg, compact
+from .view import message_of, compact
 
 
 # ---------------------------------------------------------------------------
@@ -41,7 +41,7 @@ def _id(k) -> str:
 def _state_update(msg) -> dict | None:
     if msg is None or msg.get("method") != "session/update":
         return None
-    u = _params(msg).get("update")
+    u = params_of(msg).get("update")
     return u if isinstance(u, dict) and u.get("sessionUpdate") == "state_update" else None
 
 
@@ -50,10 +50,10 @@ def _prompt_exchanges(pairs) -> tuple[dict, dict]:
     prompts: dict = {}
     responses: dict = {}
     for pos, e in pairs:
-        m = _msg(e)
+        m = message_of(e)
         if m is None:
             continue
-        k = (str(e.get("conn")), _key(m.get("id")))
+        k = (str(e.get("conn")), request_key(m.get("id")))
         if e.get("from") == "client" and m.get("method") == "session/prompt":
             prompts[k] = pos
         elif e.get("from") == "agent" and "method" not in m and k in prompts:
@@ -135,7 +135,7 @@ def _v1_error_idle(run: BridgeRun) -> list[str]:
     for k, rs in responses.items():
         for pos in rs:
             o = run.out[pos]
-            u = _state_update(_msg(inputs.get(o.cause, {})))
+            u = _state_update(message_of(inputs.get(o.cause, {})))
             if u is None or u.get("state") != "idle" or u.get("stopReason") != "error":
                 continue
             m = o.entry["msg"]
@@ -160,7 +160,7 @@ def _v1_unchanged(run: BridgeRun) -> list[str]:
         for pos in rs:
             o = run.out[pos]
             src = inputs.get(o.cause, {})
-            m, sm = o.entry["msg"], _msg(src)
+            m, sm = o.entry["msg"], message_of(src)
             u = _state_update(sm)
             if u is not None and u.get("state") == "idle":
                 reason = u.get("stopReason")
@@ -171,7 +171,7 @@ def _v1_unchanged(run: BridgeRun) -> list[str]:
                     bad.append(f"the idle on line {o.cause} has stopReason {say(reason)}; the v1 result has {say(got)}")
                 elif reason not in V1_STOP_REASONS and o.cause not in reported:
                     bad.append(f"the idle on line {o.cause} has stopReason {say(reason)}, which v1 lacks, and no problem was reported")
-            elif sm is not None and src.get("from") == "agent" and "method" not in sm and (str(src.get("conn")), _key(sm.get("id"))) == k:
+            elif sm is not None and src.get("from") == "agent" and "method" not in sm and (str(src.get("conn")), request_key(sm.get("id"))) == k:
                 if m != sm:
                     bad.append(f"the v2 error response on line {o.cause} reached v1 changed: {json.dumps(m)}")
             else:
@@ -188,11 +188,11 @@ def _pending_before(run: BridgeRun) -> dict:
     positions = {pos: k for k, pos in prompts.items()}
     for n, _ in run.inp:
         while i < len(out) and out[i].at < n:
-            e, m = out[i].entry, _msg(out[i].entry)
+            e, m = out[i].entry, message_of(out[i].entry)
             if i in positions:
                 opened[positions[i]] = True
             elif m is not None and e.get("from") == "agent" and "method" not in m:
-                k = (str(e.get("conn")), _key(m.get("id")))
+                k = (str(e.get("conn")), request_key(m.get("id")))
                 if k in opened:
                     answered.add(k)
             i += 1
@@ -213,7 +213,7 @@ def _v1_nothing_lost(run: BridgeRun) -> list[str]:
     last_state: dict = {}
     bad = []
     for n, e in run.inp:
-        m = _msg(e)
+        m = message_of(e)
         conn = str(e.get("conn"))
         u = _state_update(m) if e.get("from") == "agent" else None
         before = last_state.get(conn, "idle")
@@ -221,7 +221,7 @@ def _v1_nothing_lost(run: BridgeRun) -> list[str]:
             last_state[conn] = u.get("state")
         if n in causes or n in reported or n in absorbed:
             continue
-        if m is not None and e.get("from") == "agent" and "method" not in m and "result" in m and (conn, _key(m.get("id"))) in in_prompts:
+        if m is not None and e.get("from") == "agent" and "method" not in m and "result" in m and (conn, request_key(m.get("id"))) in in_prompts:
             continue  # the {messageId} result: v1 has no field for it; the association is kept
         if u is not None and (u.get("state") in WORKING or before == "idle") and pending[n].get(conn):
             continue  # running while a v1 prompt is open, or a repeated idle snapshot
@@ -232,14 +232,14 @@ def _v1_nothing_lost(run: BridgeRun) -> list[str]:
 def _v1_speaks_v1(run: BridgeRun) -> list[str]:
     bad = []
     for pos, o in enumerate(run.out):
-        m = _msg(o.entry)
+        m = message_of(o.entry)
         if m is None:
             continue
         if m.get("method") == "session/update":
-            kind = _params(m).get("update", {}).get("sessionUpdate")
+            kind = params_of(m).get("update", {}).get("sessionUpdate")
             if kind not in V1_UPDATE_KINDS:
                 bad.append(f"output {pos + 1}: a {kind} update, which v1 does not have")
-        if m.get("method") == "session/resume" and _params(m).get("replayFrom"):
+        if m.get("method") == "session/resume" and params_of(m).get("replayFrom"):
             bad.append(f"output {pos + 1}: session/resume with replayFrom, which v1 does not have")
     return bad
 
@@ -273,18 +273,18 @@ def _v2_insertion_point(run: BridgeRun) -> list[str]:
             if "result" not in o.entry["msg"]:
                 continue
             src = inputs.get(o.cause, {})
-            sm = _msg(src) or {}
+            sm = message_of(src) or {}
             if immediate:
                 ok = o.cause == req
             else:
                 # Evidence the agent took the prompt: its echo or other output of the turn
                 # (EVIDENCE), a permission request of the prompt's session, or its response.
-                sid = _params(_msg(run.out[prompts[k]].entry) or {}).get("sessionId")
+                sid = params_of(message_of(run.out[prompts[k]].entry) or {}).get("sessionId")
                 method = sm.get("method")
-                evidence = _params(sm).get("sessionId") == sid and (
-                    method == "session/update" and _params(sm).get("update", {}).get("sessionUpdate") in EVIDENCE
+                evidence = params_of(sm).get("sessionId") == sid and (
+                    method == "session/update" and params_of(sm).get("update", {}).get("sessionUpdate") in EVIDENCE
                     or method == "session/request_permission")
-                own = src.get("from") == "agent" and "method" not in sm and (str(src.get("conn")), _key(sm.get("id"))) == k
+                own = src.get("from") == "agent" and "method" not in sm and (str(src.get("conn")), request_key(sm.get("id"))) == k
                 ok = src.get("from") == "agent" and (evidence or own) and o.cause > req
             if not ok or o.at < o.cause:
                 bad.append(
@@ -312,7 +312,7 @@ def _v2_error_after_insertion(run: BridgeRun) -> list[str]:
             if inserted:
                 if any("error" in o.entry["msg"] for o in outs):
                     bad.append(f"the v1 error on line {n} came after the bridge reported insertion, yet became an error response")
-                idles = [u for u in (_state_update(_msg(o.entry)) for o in caused) if u and u.get("state") == "idle"]
+                idles = [u for u in (_state_update(message_of(o.entry)) for o in caused) if u and u.get("state") == "idle"]
                 if not idles and n not in continuing:
                     bad.append(f"the v1 error on line {n} after insertion ended no foreground work with an idle")
                 cancelled = m["error"].get("code") == CANCELLED or (
@@ -341,12 +341,12 @@ def _v2_stop_reason(run: BridgeRun) -> list[str]:
             if "result" not in m:
                 continue
             reason = m["result"].get("stopReason") if isinstance(m["result"], dict) else None
-            idles = [u for u in (_state_update(_msg(o.entry)) for o in _caused(run).get(n, [])) if u and u.get("state") == "idle"]
+            idles = [u for u in (_state_update(message_of(o.entry)) for o in _caused(run).get(n, [])) if u and u.get("state") == "idle"]
             for u in idles:
                 if u.get("stopReason") != reason:
                     bad.append(f"the v1 result on line {n} (stopReason {say(reason)}) became an idle with {say(u.get('stopReason'))}")
             if not idles and not run.partial and not any(
-                o.cause > n and (_state_update(_msg(o.entry)) or {}).get("state") == "idle" for o in run.out
+                o.cause > n and (_state_update(message_of(o.entry)) or {}).get("state") == "idle" for o in run.out
             ):
                 bad.append(f"the v1 result on line {n} (stopReason {say(reason)}) never became an idle")
     return bad

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from acp_lifecycle.sims.wire.transcript import dumps, parse
 
-from .core import Problem, _Bridge
+from .core import Problem, Bridge
 from .translate import client_message
 from .v1_to_v2 import V1AgentToV2Client
 from .v2_to_v1 import V2AgentToV1Client
@@ -48,7 +48,7 @@ class BridgeRun:
         return self._cache[name]
 
 
-def make_bridge(to: str, **options) -> _Bridge:
+def make_bridge(to: str, **options) -> Bridge:
     """The bridge whose output side is ``to``: "v2" (a v1 agent) or "v1" (a v2 agent)."""
     if to == "v2":
         return V1AgentToV2Client(**options)

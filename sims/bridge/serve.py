@@ -38,7 +38,7 @@ from pathlib import Path
 
 from acp_lifecycle.sims.wire.record import START_WINDOW, StderrGate, could_not_start
 
-from .core import _bad_number, _Bridge
+from .core import bad_number_at, Bridge
 from .run import make_bridge
 
 __all__ = ["RecordError", "record_paths", "serve", "replay_record", "recorded_sent", "record_sides", "load_validators", "schema_problems"]
@@ -209,7 +209,7 @@ async def serve(
     stderr = stderr or sys.stderr
     options = dict(options or {})
     # No history: the bridge keeps only what the translation needs (memory stays flat).
-    bridge: _Bridge = make_bridge(to, validators=validators, history=False, **options)
+    bridge: Bridge = make_bridge(to, validators=validators, history=False, **options)
     loop = asyncio.get_running_loop()
     limit = 64 * 1024 * 1024
     try:
@@ -264,7 +264,7 @@ async def serve(
     return code if code > 0 else 0
 
 
-async def _session(bridge: _Bridge, agent, stdin, out, stderr, recorder: _Recorder, start: _Start, stop) -> None:
+async def _session(bridge: Bridge, agent, stdin, out, stderr, recorder: _Recorder, start: _Start, stop) -> None:
     """Relay through the bridge until the agent is gone (or the client, and the agent after a grace)."""
     queue: asyncio.Queue = asyncio.Queue()
     readers = [asyncio.ensure_future(_lines(stdin, "client", queue)), asyncio.ensure_future(_lines(agent.stdout, "agent", queue))]
@@ -355,8 +355,8 @@ def _entry(who: str, raw: bytes, why: str) -> tuple[dict | None, str]:
         return None, f"a line from the {who} that is not JSON; answered with a parse error"
     except RecursionError:
         return None, f"a line from the {who} nested too deeply; answered with a parse error"
-    if _bad_number(msg):
-        return None, f"a message from the {who} with NaN or Infinity ({_bad_number(msg)}), which JSON does not have; answered with a parse error"
+    if bad_number_at(msg):
+        return None, f"a message from the {who} with NaN or Infinity ({bad_number_at(msg)}), which JSON does not have; answered with a parse error"
     if not isinstance(msg, dict):
         return None, f"a line from the {who} that is not a JSON-RPC message (an object); answered with a parse error"
     return {"conn": CONN, "from": who, "msg": msg}, ""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
 
 from . import translate as tr
-from .core import CANCELLED, EVIDENCE, WORKING, _Bridge, _key, _params, _update, _with_id
+from .core import CANCELLED, EVIDENCE, WORKING, Bridge, request_key, params_of, session_update, with_message_id
 from .translate import say
 
 
@@ -78,7 +78,7 @@ class _Replay:
 _ASSUMED = {"load": True, "resume": True, "close": True, "list": True}
 
 
-class V1AgentToV2Client(_Bridge):
+class V1AgentToV2Client(Bridge):
     """Between a v1 agent and v2 clients.
 
     ``insertion="echo"`` (the default): the insertion point is the first evidence
@@ -101,23 +101,21 @@ class V1AgentToV2Client(_Bridge):
 
     to = "v2"
     BUGS = ("v2-idle-drop-error", "v2-answer-before-insertion")
+    OPTIONS = {"insertion": ("echo", "immediate")}
+    insertion: str
 
-    def __init__(self, insertion: str = "echo", bug: str = "", validators: dict | None = None, history: bool = True) -> None:
-        super().__init__(bug, validators, history)
-        if insertion not in ("echo", "immediate"):
-            raise ValueError(f"insertion must be 'echo' or 'immediate', not {insertion!r}")
-        self.insertion = insertion
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
         self._sessions: dict[str, _Session2] = {}
         self._held: dict[tuple, _Held] = {}  # (conn, id key) -> _Held
         self._next = 0
         self._next_echo = 0
         self._cancelled_permissions: set = set()  # (conn, id key) of permission requests the bridge cancelled
         self._caps: dict[str, dict] = {}  # conn -> what the v1 agent supports (its initialize result)
-        self._routes: dict[tuple, tuple] = {}  # (conn, id key) -> (what the client asked, what the agent got)
         self._replays: dict[str, _Replay] = {}  # conn -> the session/load under way for a resume
 
     def _session(self, sid) -> _Session2:
-        return self._sessions.setdefault(_key(sid), _Session2())
+        return self._sessions.setdefault(request_key(sid), _Session2())
 
     def _new_id(self) -> str:
         self._next += 1
@@ -126,12 +124,11 @@ class V1AgentToV2Client(_Bridge):
     def _broadcast(self, s: _Session2, sid, update: dict, cause: int | None = None) -> None:
         # One fresh top level per connection; nested values are shared and never mutated.
         for conn in s.conns:
-            self.emit(conn, "agent", _update(sid, dict(update)), cause)
+            self.emit(conn, "agent", session_update(sid, dict(update)), cause)
 
     # -- messages ---------------------------------------------------------------
     def _message(self, conn: str, sender: str, msg: dict) -> None:
         method = msg.get("method")
-        self.ask(conn, sender, msg)
         if sender == "client":
             if method is None:
                 self._client_response(conn, msg)
@@ -146,7 +143,7 @@ class V1AgentToV2Client(_Bridge):
 
     def _agent_request(self, conn: str, msg: dict, method: str) -> None:
         """A request or notification from the v1 agent other than session/update."""
-        params = _params(msg)
+        params = params_of(msg)
         sid = params.get("sessionId")
         if method == "session/request_permission":
             s = self._session(sid)
@@ -164,7 +161,7 @@ class V1AgentToV2Client(_Bridge):
                 return
             sent = self.emit(conn, "agent", msg if new is params else dict(msg, params=new))
             if sent and "id" in msg and s.turn and conn not in self._replays:
-                s.permissions[(conn, _key(msg["id"]))] = msg["id"]  # cancelled if the turn ends unanswered
+                s.permissions[(conn, request_key(msg["id"]))] = msg["id"]  # cancelled if the turn ends unanswered
         elif method in tr.V2_CLIENT_METHODS or method.startswith("_") or method == "$/cancel_request":
             if method == "$/cancel_request":
                 self._permission_settled(conn, params.get("requestId"))  # the agent cancels it itself
@@ -174,7 +171,7 @@ class V1AgentToV2Client(_Bridge):
 
     def _client_response(self, conn: str, msg: dict) -> None:
         """A v2 client's answer to a request of the v1 agent."""
-        method = self._asked.get((conn, "agent", _key(msg.get("id"))))
+        method = self._asked.get((conn, "agent", request_key(msg.get("id"))))
         cancelled = self._permission_settled(conn, msg.get("id"))
         if method == "session/request_permission" and isinstance(msg.get("result"), dict):
             result, notes = tr.permission_result_to_v1(msg["result"])
@@ -191,7 +188,7 @@ class V1AgentToV2Client(_Bridge):
     def _permission_settled(self, conn: str, rid) -> bool:
         """A permission request answered (or cancelled by the agent): no longer pending.
         True when the bridge had cancelled it."""
-        k = (conn, _key(rid))
+        k = (conn, request_key(rid))
         for s in self._sessions.values():
             s.permissions.pop(k, None)
         if k in self._cancelled_permissions:
@@ -214,11 +211,11 @@ class V1AgentToV2Client(_Bridge):
     def _route(self, conn: str, msg: dict, method: str, params: dict, asked: str | None = None) -> None:
         """Send the client's request to the v1 agent as ``method`` with ``params``; its answer
         comes back through ``_routed``."""
-        self._routes[(conn, _key(msg["id"]))] = (asked or msg["method"], method)
+        self._routes[(conn, request_key(msg["id"]))] = (asked or msg["method"], method)
         self.emit(conn, "client", dict(msg, method=method, params=params))
 
     def _client(self, conn: str, msg: dict, method) -> None:
-        params = _params(msg)
+        params = params_of(msg)
         sid = params.get("sessionId")
         s = self._session(sid) if sid is not None else None
         if s is not None:
@@ -231,7 +228,7 @@ class V1AgentToV2Client(_Bridge):
             if not isinstance(prompt, list):
                 raise TypeError("session/prompt params.prompt is not an array")
             held = _Held(conn, msg["id"], self._line, sid, prompt)
-            self._held[(conn, _key(msg["id"]))] = held
+            self._held[(conn, request_key(msg["id"]))] = held
             s.turn.append(held)
             if self.insertion == "immediate":
                 self._started(s, sid)
@@ -242,7 +239,7 @@ class V1AgentToV2Client(_Bridge):
                 self._respond(held)
             return
         if method == "$/cancel_request":
-            held = self._held.get((conn, _key(params.get("requestId"))))
+            held = self._held.get((conn, request_key(params.get("requestId"))))
             if held is not None and held.answered:
                 # The v2 prompt was answered at insertion: "Receivers MUST ignore this
                 # notification for an unknown or already-answered request ID"; in v1 it
@@ -412,7 +409,7 @@ class V1AgentToV2Client(_Bridge):
             )
 
     def _response(self, conn: str, msg: dict) -> None:
-        held = self._held.pop((conn, _key(msg["id"])), None)
+        held = self._held.pop((conn, request_key(msg["id"])), None)
         if held is None:
             self._routed(conn, msg)
             return
@@ -439,7 +436,7 @@ class V1AgentToV2Client(_Bridge):
 
     def _routed(self, conn: str, msg: dict) -> None:
         """The v1 agent's answer to a client request other than a prompt, in v2's shape."""
-        asked, sent = self._routes.pop((conn, _key(msg["id"])), (None, None))
+        asked, sent = self._routes.pop((conn, request_key(msg["id"])), (None, None))
         result = msg.get("result")
         if asked == "session/resume":
             replay = self._replays.pop(conn, None)
@@ -459,7 +456,7 @@ class V1AgentToV2Client(_Bridge):
                     if asked == "session/resume":
                         # 2.4.0: "The agent MUST send a current state_update after any requested
                         # history replay and before this response, even without replay."
-                        self.emit(conn, "agent", _update(sid, {"sessionUpdate": "state_update", "state": "idle" if s.fg == "idle" else "running"}))
+                        self.emit(conn, "agent", session_update(sid, {"sessionUpdate": "state_update", "state": "idle" if s.fg == "idle" else "running"}))
             elif asked == "session/set_config_option" and isinstance(result.get("configOptions"), list):
                 options, notes = tr.config_options_to_v2(result["configOptions"])
                 result = dict(result, configOptions=options)
@@ -556,7 +553,7 @@ class V1AgentToV2Client(_Bridge):
                     s.tools[tid] = "failed"
                     s.failed_by_bridge.add(tid)
                     self._broadcast(s, sid, {"sessionUpdate": "tool_call_update", "toolCallId": tid, "status": "failed"})
-        distinct = {(r, _key(e)) for _, r, e in s.stops}
+        distinct = {(r, request_key(e)) for _, r, e in s.stops}
         if len(distinct) > 1:
             ends = ", ".join(f"line {n}: {r}" for n, r, _ in s.stops)
             self.problem("several-stop-reasons", f"overlapping v1 turns ended differently ({ends}); the v2 idle carries the last")
@@ -574,13 +571,13 @@ class V1AgentToV2Client(_Bridge):
         s.fg, s.stops, s.cancel_line = "idle", [], 0
 
     def _agent_update(self, conn: str, msg: dict) -> None:
-        params = _params(msg)
+        params = params_of(msg)
         sid = params.get("sessionId")
         update = params["update"]
         kind = update["sessionUpdate"]
         s = self._session(sid)
         replay = self._replays.get(conn)
-        if replay is not None and _key(replay.sid) == _key(sid):
+        if replay is not None and request_key(replay.sid) == request_key(sid):
             self._replayed(conn, replay, s, msg, update)
             return
         s.add_conn(conn)
@@ -618,7 +615,7 @@ class V1AgentToV2Client(_Bridge):
                 s.runs.pop(conn, None)  # a new tool call: the text after it is a new message
         if kind in ("agent_message_chunk", "agent_thought_chunk") and update.get("messageId") is None:
             # v2 requires messageId on chunks: one ID per agent message (see _run).
-            new_update = _with_id(update, self._run(s, conn, kind, self._new_id))
+            new_update = with_message_id(update, self._run(s, conn, kind, self._new_id))
             self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new_update)))
             return
         self._forward_update(conn, msg, update)
@@ -684,12 +681,12 @@ class V1AgentToV2Client(_Bridge):
         else:
             replay.noid[0] = None
             mid = s.idmap.get(mid, mid) if base == "user_message" else mid
-        new = _with_id(update, mid)
+        new = with_message_id(update, mid)
         if (base, mid) not in replay.seen and kind != base:  # (each message type has its own ID space)
             # "When replay reconstructs a user message from its beginning using chunks, the
             # agent MUST first send a user_message update with content: []" (and so for agent
             # messages and thoughts: the client may hold the message from the live session).
-            self.emit(conn, "agent", _update(_params(msg).get("sessionId"), {"sessionUpdate": base, "messageId": mid, "content": []}))
+            self.emit(conn, "agent", session_update(params_of(msg).get("sessionId"), {"sessionUpdate": base, "messageId": mid, "content": []}))
         replay.seen.add((base, mid))
         self.emit(conn, "agent", dict(msg, params=dict(msg["params"], update=new)))
 
@@ -732,7 +729,7 @@ class V1AgentToV2Client(_Bridge):
                 self._insert(held, s, whole=False, mid=key if isinstance(key, str) else None)
             mid = held.mid
         s.idmap[key] = mid
-        new_update = _with_id(update, mid)
+        new_update = with_message_id(update, mid)
         new = dict(msg, params=dict(msg["params"], update=new_update))
         first = (conn, mid) not in s.echoed
         s.echoed.add((conn, mid))
@@ -758,6 +755,3 @@ class V1AgentToV2Client(_Bridge):
             s.permissions = {k: v for k, v in s.permissions.items() if k[0] != conn}
         self._cancelled_permissions = {k for k in self._cancelled_permissions if k[0] != conn}
         self._replays.pop(conn, None)
-        for table in (self._routes, self._asked):
-            for k in [k for k in table if k[0] == conn]:
-                del table[k]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from acp_lifecycle.sims.wire.transcript import V1_STOP_REASONS
 
 from . import translate as tr
-from .core import CHUNK_OF, INTERNAL_ERROR, WORKING, _Bridge, _key, _params, _update
+from .core import CHUNK_OF, INTERNAL_ERROR, WORKING, Bridge, request_key, params_of, session_update
 
 WHOLE_OF = {chunk: whole for whole, chunk in CHUNK_OF.items()}
 
@@ -57,7 +57,7 @@ class _Conn1:
     sid: object = None
 
 
-class V2AgentToV1Client(_Bridge):
+class V2AgentToV1Client(Bridge):
     """Between a v2 agent and a v1 client.
 
     Holds the v1 ``session/prompt`` open (swallowing the v2 ``{messageId}``
@@ -79,23 +79,20 @@ class V2AgentToV1Client(_Bridge):
 
     to = "v1"
     BUGS = ("v1-error-stop-reason", "v1-drop-error-code")
+    OPTIONS = {"background": ("forward", "drop")}
+    background: str
 
-    def __init__(self, background: str = "forward", bug: str = "", validators: dict | None = None, history: bool = True) -> None:
-        super().__init__(bug, validators, history)
-        if background not in ("forward", "drop"):
-            raise ValueError(f"background must be 'forward' or 'drop', not {background!r}")
-        self.background = background
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
         self._conns: dict[tuple, _Conn1] = {}
         self._open: dict[tuple, tuple] = {}  # (conn, id key) -> (_Conn1, _Open)
-        self._routes: dict[tuple, tuple] = {}  # (conn, id key) -> (what the client asked, session id)
         self._serial = 0
 
     def _c(self, conn: str, sid) -> _Conn1:
-        return self._conns.setdefault((conn, _key(sid)), _Conn1(sid=sid))
+        return self._conns.setdefault((conn, request_key(sid)), _Conn1(sid=sid))
 
     def _message(self, conn: str, sender: str, msg: dict) -> None:
         method = msg.get("method")
-        self.ask(conn, sender, msg)
         if sender == "client":
             if method is None:
                 self.emit(conn, "client", msg)  # v1's permission outcomes are v2's
@@ -108,7 +105,7 @@ class V2AgentToV1Client(_Bridge):
             self._agent_update(conn, msg)
         elif method == "session/request_permission":
             self._serial += 1
-            new, notes = tr.permission_to_v1(_params(msg), self._serial)
+            new, notes = tr.permission_to_v1(params_of(msg), self._serial)
             self._notes(notes)
             self.emit(conn, "agent", dict(msg, params=new))
         elif method in tr.V1_CLIENT_METHODS or method.startswith("_") or method == "$/cancel_request":
@@ -121,11 +118,11 @@ class V2AgentToV1Client(_Bridge):
             self.problem("no-v1-equivalent", note)
 
     def _route(self, conn: str, msg: dict, method: str, params: dict, sid=None) -> None:
-        self._routes[(conn, _key(msg["id"]))] = (msg["method"], sid)
+        self._routes[(conn, request_key(msg["id"]))] = (msg["method"], sid)
         self.emit(conn, "client", dict(msg, method=method, params=params))
 
     def _client(self, conn: str, msg: dict, method) -> None:
-        params = _params(msg)
+        params = params_of(msg)
         request = "id" in msg
         if method == "initialize" and request:
             new, notes = tr.init_request_to_v2(params)
@@ -151,7 +148,7 @@ class V2AgentToV1Client(_Bridge):
             self._route(conn, msg, "session/resume", new, sid)
             return
         if method == "$/cancel_request":
-            found = self._open.get((conn, _key(params.get("requestId"))))
+            found = self._open.get((conn, request_key(params.get("requestId"))))
             if found is not None and found[1].mid is not None:
                 # v1: cancelling the prompt request cancels its turn. v2: the prompt was
                 # inserted, its request is answered, "the work is stopped with session/cancel".
@@ -181,13 +178,13 @@ class V2AgentToV1Client(_Bridge):
                 )
             o = _Open(msg["id"], self._line)
             c.held.append(o)
-            self._open[(conn, _key(msg["id"]))] = (c, o)
+            self._open[(conn, request_key(msg["id"]))] = (c, o)
             self.emit(conn, "client", msg)
             return
         self.emit(conn, "client", msg)
 
     def _response(self, conn: str, msg: dict) -> None:
-        found = self._open.get((conn, _key(msg["id"])))
+        found = self._open.get((conn, request_key(msg["id"])))
         if found is None:
             self._routed(conn, msg)
             return
@@ -197,7 +194,7 @@ class V2AgentToV1Client(_Bridge):
             return
         if "error" in msg:
             # Rejected before insertion: the same error response in v1.
-            del self._open[(conn, _key(msg["id"]))]
+            del self._open[(conn, request_key(msg["id"]))]
             c.held.remove(o)
             self.emit(conn, "agent", msg)
             return
@@ -223,7 +220,7 @@ class V2AgentToV1Client(_Bridge):
 
     def _routed(self, conn: str, msg: dict) -> None:
         """The v2 agent's answer to a client request other than a prompt, in v1's shape."""
-        asked, sid = self._routes.pop((conn, _key(msg["id"])), (None, None))
+        asked, sid = self._routes.pop((conn, request_key(msg["id"])), (None, None))
         result = msg.get("result")
         commands = None
         if asked in ("session/load", "session/resume"):
@@ -245,12 +242,12 @@ class V2AgentToV1Client(_Bridge):
         self.answered(conn, "client", msg["id"])
         if commands:
             # v1 has the session's commands only as an update: sent right after the session is there.
-            self.emit(conn, "agent", _update(sid, {"sessionUpdate": "available_commands_update", "availableCommands": commands}))
+            self.emit(conn, "agent", session_update(sid, {"sessionUpdate": "available_commands_update", "availableCommands": commands}))
 
     def _complete(self, conn: str, c: _Conn1, o: _Open, line: int, update: dict) -> None:
         """Answer the held v1 prompt from the idle on ``line``."""
         c.held.remove(o)
-        del self._open[(conn, _key(o.rid))]
+        del self._open[(conn, request_key(o.rid))]
         c.used.add(line)
         c.answered[o.mid] = o.line
         reason = update.get("stopReason")
@@ -282,7 +279,7 @@ class V2AgentToV1Client(_Bridge):
         self.answered(conn, "client", o.rid)
 
     def _agent_update(self, conn: str, msg: dict) -> None:
-        params = _params(msg)
+        params = params_of(msg)
         sid = params.get("sessionId")
         update = params["update"]
         kind = update["sessionUpdate"]
@@ -366,14 +363,14 @@ class V2AgentToV1Client(_Bridge):
             return
         if not isinstance(content, list):
             raise TypeError(f"{kind} content is not an array")
-        sid = _params(msg).get("sessionId")
+        sid = params_of(msg).get("sessionId")
         for block in content:
             chunk = {"sessionUpdate": CHUNK_OF[kind], "content": copy.deepcopy(block)}
             if mid is not None:
                 chunk["messageId"] = mid
             if isinstance(update.get("_meta"), dict):
                 chunk["_meta"] = copy.deepcopy(update["_meta"])
-            self.emit(conn, "agent", _update(sid, chunk))
+            self.emit(conn, "agent", session_update(sid, chunk))
         c.content[key] = _digest(content)
 
     def _state(self, conn: str, c: _Conn1, update: dict) -> None:
@@ -431,9 +428,6 @@ class V2AgentToV1Client(_Bridge):
         for k in [k for k in self._open if k[0] == conn]:
             c, o = self._open.pop(k)
             c.held.remove(o)
-        for table in (self._routes, self._asked):
-            for k in [k for k in table if k[0] == conn]:
-                del table[k]
 
 
 def _stop(update: dict) -> str:

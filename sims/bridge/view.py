@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from .core import CHUNK_OF, _params
+from .core import CHUNK_OF, params_of
 
 
-def _msg(entry: dict):
+def message_of(entry: dict):
     m = entry.get("msg")
     return m if isinstance(m, dict) else None
 
@@ -22,7 +22,7 @@ def client_view(entries) -> dict:
     """
     view: dict = {}
     for e in (x[1] if isinstance(x, tuple) else x for x in entries):
-        m = _msg(e) if isinstance(e, dict) else None
+        m = message_of(e) if isinstance(e, dict) else None
         if m is None:
             continue
         v = view.setdefault(str(e.get("conn")), {"prompts": {}, "messages": {}, "idles": [], "tools": {}, "_fg": "idle"})
@@ -31,7 +31,7 @@ def client_view(entries) -> dict:
         elif e.get("from") == "agent" and "method" not in m and json.dumps(m.get("id")) in v["prompts"]:
             v["prompts"][json.dumps(m.get("id"))] = m["result"] if "result" in m else {"error": m.get("error")}
         elif m.get("method") == "session/update":
-            u = _params(m).get("update", {})
+            u = params_of(m).get("update", {})
             kind = u.get("sessionUpdate", "")
             base = kind[: -len("_chunk")] if kind.endswith("_chunk") else kind
             if base in CHUNK_OF:

@@ -43,6 +43,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from acp_lifecycle.sims.errors import UsageError  # defined below the searches, which raise it too
+
 __all__ = [
     "UsageError",
     "Parser",
@@ -75,10 +77,6 @@ PIPE_WIDTH = 80
 #: What :func:`console` still uses on a pipe: ``trace`` prints with it, and its
 #: output is left as it was until its owner moves it to :func:`screen`.
 WIDE_PIPE_WIDTH = 140
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -466,8 +464,8 @@ def print_table(out: Console, columns: Sequence[Column], rows: Iterable[Sequence
 
 def print_lines(out: Console, lines: Iterable[str]) -> None:
     """Plain lines (a trace's steps and JSON-RPC messages, notes), each wrapped to the
-    console's width (:func:`acp_lifecycle.sims.render.wrap_line`), no markup."""
-    from acp_lifecycle.sims.render import wrap_line
+    console's width (:func:`acp_lifecycle.sims.traces.wrap_line`), no markup."""
+    from acp_lifecycle.sims.traces import wrap_line
 
     for line in lines:
         for part in wrap_line(line, out.width):

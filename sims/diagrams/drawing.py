@@ -16,16 +16,16 @@ from pathlib import Path
 from statemachine import StateMachine
 
 from .lifecycle import Lifecycle
-from .machines import _doc_line, _machine_edges
+from .machines import doc_line, machine_edges
 
 # ---------------------------------------------------------------------------
 # Drawing graphs with matplotlib: a small layered layout
 # ---------------------------------------------------------------------------
 
-_FONT = "DejaVu Sans"
+FONT = "DejaVu Sans"
 _NODE_PT = 11.0
 _EDGE_PT = 9.5
-_LINE = 1.25  # line height, in font sizes
+LINE_HEIGHT = 1.25  # line height, in font sizes
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#ff7f0e", "#7f7f7f")
 
 
@@ -37,14 +37,14 @@ def _renderer():
 
 
 @lru_cache(maxsize=4096)
-def _text_size(text: str, size: float, weight: str = "normal") -> tuple[float, float]:
+def text_size(text: str, size: float, weight: str = "normal") -> tuple[float, float]:
     """(width, height) of a possibly multi-line text, in inches."""
     from matplotlib.font_manager import FontProperties
 
-    prop = FontProperties(family=_FONT, size=size, weight=weight)
+    prop = FontProperties(family=FONT, size=size, weight=weight)
     lines = text.split("\n")
     w = max(_renderer().get_text_width_height_descent(line or " ", prop, ismath=False)[0] for line in lines)
-    return w / 72.0, len(lines) * size * _LINE / 72.0
+    return w / 72.0, len(lines) * size * LINE_HEIGHT / 72.0
 
 
 @dataclass
@@ -154,7 +154,7 @@ def _layout(g: _Graph, vertical: bool = False) -> _Layout:
     size = {}
     for n in g.nodes:
         text = g.labels[n] + ("\n" + g.bad[n] if n in g.bad else "")
-        w, h = _text_size(text, _NODE_PT)
+        w, h = text_size(text, _NODE_PT)
         size[n] = (max(w + 0.36, 1.0), h + 0.26)
     routes: list[list[str]] = []
     for k, (u, v, _) in enumerate(g.edges):
@@ -212,7 +212,7 @@ def _place(g: _Graph, layers, rank, size, routes, same, vertical: bool) -> _Layo
     widths = [max((size[n][along] for n in layer if n in size), default=0.3) for layer in layers]
     gap = [0.75 if vertical else 1.0] * max(nlayers - 1, 0)
     for (u, v, label), route in zip(g.edges, routes):
-        lw = _text_size(label, _EDGE_PT)[along] + (0.5 if vertical else 0.9)
+        lw = text_size(label, _EDGE_PT)[along] + (0.5 if vertical else 0.9)
         for a, b in zip(route, route[1:]):
             lo = min(rank[a], rank[b])
             if rank[a] != rank[b]:
@@ -336,7 +336,7 @@ def _wrap_to(text: str, size: float, width: float) -> str:
     """``text`` broken between words into lines at most ``width`` inches wide (a word wider stays whole)."""
     lines: list[str] = []
     for word in text.split():
-        if lines and _text_size(f"{lines[-1]} {word}", size)[0] <= width:
+        if lines and text_size(f"{lines[-1]} {word}", size)[0] <= width:
             lines[-1] += f" {word}"
         else:
             lines.append(word)
@@ -388,7 +388,7 @@ def _place_labels(g: _Graph, lay: _Layout, curves: list[list], boxes: list) -> t
     tries = (0.5, 0.42, 0.58, 0.34, 0.66, 0.27, 0.73, 0.2, 0.8, 0.14, 0.86)
     for k in order:
         label = g.edges[k][2]
-        w, h = _text_size(label, _EDGE_PT)
+        w, h = text_size(label, _EDGE_PT)
         w, h = w + 0.12, h + 0.06
         poly = [p for seg in curves[k] for p in _bezier(*seg)]
         cum = [0.0]
@@ -431,13 +431,13 @@ def _draw_nodes(ax, g: _Graph, pos: dict, size: dict) -> None:
                                         boxstyle="round,pad=0,rounding_size=0.08", fc="none", ec=ec, lw=1.0, zorder=3))
         text = g.labels[n]
         if bad:
-            ax.text(x, y - h / 2 + 0.13, text, fontsize=_NODE_PT, ha="center", va="top", family=_FONT, zorder=5,
-                    linespacing=_LINE, parse_math=False)
+            ax.text(x, y - h / 2 + 0.13, text, fontsize=_NODE_PT, ha="center", va="top", family=FONT, zorder=5,
+                    linespacing=LINE_HEIGHT, parse_math=False)
             ax.text(x, y + h / 2 - 0.13, g.bad[n], fontsize=_NODE_PT, ha="center", va="bottom", color="#b00000",
-                    weight="bold", family=_FONT, zorder=5, linespacing=_LINE, parse_math=False)
+                    weight="bold", family=FONT, zorder=5, linespacing=LINE_HEIGHT, parse_math=False)
         else:
-            ax.text(x, y, text, fontsize=_NODE_PT, ha="center", va="center", family=_FONT, zorder=5,
-                    linespacing=_LINE, parse_math=False)
+            ax.text(x, y, text, fontsize=_NODE_PT, ha="center", va="center", family=FONT, zorder=5,
+                    linespacing=LINE_HEIGHT, parse_math=False)
 
 
 def _draw_graph(g: _Graph, path: Path) -> Path:
@@ -474,11 +474,11 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
             for p in _bezier(*seg, n=8):
                 xs.append(p[0])
                 ys.append(p[1])
-    title_w, title_h = _text_size(g.title, 13, "bold")
+    title_w, title_h = text_size(g.title, 13, "bold")
     margin = 0.3
     x0, x1 = min(xs) - margin, max(xs) + margin
     subtitle = _wrap_to(g.subtitle, 9.5, max(x1 - x0, title_w + 2 * margin) - 2 * margin)
-    sub_w, sub_h = _text_size(subtitle, 9.5) if subtitle else (0, 0)
+    sub_w, sub_h = text_size(subtitle, 9.5) if subtitle else (0, 0)
     width = max(x1 - x0, title_w + 2 * margin, sub_w + 2 * margin)
     x1 = x0 + width
     top = title_h + sub_h + 0.25
@@ -488,10 +488,10 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
     ax.set_xlim(x0, x1)
     ax.set_ylim(y1, y0)
     ax.set_axis_off()
-    ax.text(x0 + margin, y0 + 0.15, g.title, fontsize=13, weight="bold", va="top", ha="left", family=_FONT, parse_math=False)
+    ax.text(x0 + margin, y0 + 0.15, g.title, fontsize=13, weight="bold", va="top", ha="left", family=FONT, parse_math=False)
     if subtitle:
         ax.text(x0 + margin, y0 + 0.2 + title_h, subtitle, fontsize=9.5, va="top", ha="left", color="#444444",
-                family=_FONT, parse_math=False)
+                family=FONT, parse_math=False)
 
     # Edges.
     for k, segs in enumerate(curves):
@@ -505,18 +505,19 @@ def _draw_graph(g: _Graph, path: Path) -> Path:
                                      mutation_scale=14, color=col, lw=1.4, zorder=2))
     for k, (x, y) in spots:
         label = g.edges[k][2]
-        ax.text(x, y, label, fontsize=_EDGE_PT, ha="center", va="center", color=color[label], family=_FONT, zorder=4,
-                linespacing=_LINE, parse_math=False,
+        ax.text(x, y, label, fontsize=_EDGE_PT, ha="center", va="center", color=color[label], family=FONT, zorder=4,
+                linespacing=LINE_HEIGHT, parse_math=False,
                 bbox=dict(boxstyle="round,pad=0.15", fc="white", ec=color[label], lw=0.6, alpha=0.95))
     _draw_nodes(ax, g, pos, size)
     # The initial state: a filled dot with an arrow into it.
     ax.add_patch(Circle(start, 0.08, color="black", zorder=3))
     ax.add_patch(FancyArrowPatch(start, entry, arrowstyle="-|>,head_length=0.5,head_width=0.25",
                                  mutation_scale=14, color="black", lw=1.4, shrinkA=5, shrinkB=0, zorder=2))
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
-def _save(fig, path: Path) -> Path:
+def save_figure(fig, path: Path) -> Path:
+    """Write the figure as .png or .svg, byte for byte the same on every run (no dates, fixed salt)."""
     import matplotlib
 
     path = Path(path)
@@ -533,12 +534,12 @@ def _save(fig, path: Path) -> Path:
 
 def _machine_graph(machine: type[StateMachine]) -> _Graph:
     by_pair: dict[tuple[str, str], list[str]] = {}
-    for src, dst, event in _machine_edges(machine):
+    for src, dst, event in machine_edges(machine):
         by_pair.setdefault((src, dst), []).append(event)
     nodes = [s.id for s in machine.states]
     return _Graph(
         title=machine.__name__,
-        subtitle=_doc_line(machine),
+        subtitle=doc_line(machine),
         nodes=nodes,
         labels={n: n for n in nodes},
         initial=next(s.id for s in machine.states if s.initial),

@@ -9,10 +9,10 @@ from pathlib import Path
 from acp_lifecycle.model.system import System
 from acp_lifecycle.model.wire import step_messages
 
-from acp_lifecycle.sims.render import action_text
+from acp_lifecycle.sims.traces import action_text
 
 from .base import Trace
-from .drawing import _FONT, _LINE, _save, _text_size
+from .drawing import FONT, LINE_HEIGHT, save_figure, text_size
 
 # ---------------------------------------------------------------------------
 # Sequence charts
@@ -260,6 +260,40 @@ _NOTE_COLORS = {
 }
 
 
+def _wrap(text: str, inches: float, size: float, weight: str = "normal") -> str:
+    """Greedy word wrap by measured width (a word wider than the line stays whole)."""
+    lines = []
+    for part in text.split("\n"):
+        line = ""
+        for word in part.split(" "):
+            trial = f"{line} {word}" if line else word
+            if line and text_size(trial, size, weight)[0] > inches:
+                lines.append(line)
+                line = word
+            else:
+                line = trial
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _lay_out(rows, lane_x: list[float], gap: float, pt: float) -> list[tuple]:
+    """(event, wrapped text, x0, x1, height in inches) for each row of the chart, top to bottom:
+    an arrow's label fits between its lanes, a note spans its lanes plus a margin."""
+    line_h = pt * LINE_HEIGHT / 72
+    laid = []
+    for ev in rows:
+        if ev.kind == "arrow":
+            x0, x1 = lane_x[ev.src], lane_x[ev.dst]
+            text = _wrap(ev.text, abs(x1 - x0) - 0.4, pt)
+            h = text.count("\n") * line_h + line_h + 0.28
+        else:
+            x0, x1 = lane_x[ev.src] - gap * 0.45, lane_x[ev.dst] + gap * 0.45  # (src == dst: one lane)
+            text = _wrap(ev.text, x1 - x0 - 0.35, pt, "bold" if ev.style == "verdict" else "normal")
+            h = text.count("\n") * line_h + line_h + 0.34
+        laid.append((ev, text, x0, x1, h))
+    return laid
+
+
 def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "", *,
                   violation: bool | None = None, notes: dict | None = None) -> Path:
     """Draw the chart of ``sequence_mermaid`` as PNG or SVG (by the suffix of ``path``)."""
@@ -269,44 +303,15 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
     violation = _is_violation(note, violation)
     lanes, rows = _events(trace, note, violation, notes)
     pt = 9.5
-    line_h = pt * _LINE / 72
     gap = 3.8 if len(lanes) <= 3 else 3.2
     margin = 1.9
     lane_x = [margin + i * gap for i in range(len(lanes))]
     width = lane_x[-1] + margin
     head_h = 0.42
 
-    def wrap(text: str, inches: float, size: float = pt, weight: str = "normal") -> str:
-        """Greedy word wrap by measured width (a word wider than the line stays whole)."""
-        lines = []
-        for part in text.split("\n"):
-            line = ""
-            for word in part.split(" "):
-                trial = f"{line} {word}" if line else word
-                if line and _text_size(trial, size, weight)[0] > inches:
-                    lines.append(line)
-                    line = word
-                else:
-                    line = trial
-            lines.append(line)
-        return "\n".join(lines)
-
-    laid = []  # (event, wrapped text, x0, x1, height)
-    for ev in rows:
-        if ev.kind == "arrow":
-            x0, x1 = lane_x[ev.src], lane_x[ev.dst]
-            text = wrap(ev.text, abs(x1 - x0) - 0.4)
-            h = text.count("\n") * line_h + line_h + 0.28
-        else:
-            if ev.src == ev.dst:
-                x0, x1 = lane_x[ev.src] - gap * 0.45, lane_x[ev.src] + gap * 0.45
-            else:
-                x0, x1 = lane_x[ev.src] - gap * 0.45, lane_x[ev.dst] + gap * 0.45
-            text = wrap(ev.text, x1 - x0 - 0.35, pt, "bold" if ev.style == "verdict" else "normal")
-            h = text.count("\n") * line_h + line_h + 0.34
-        laid.append((ev, text, x0, x1, h))
-    title_text = wrap(title, width - 0.6, 13, "bold") if title else ""
-    title_h = (title_text.count("\n") + 1) * 13 * _LINE / 72 + 0.25 if title else 0.1
+    laid = _lay_out(rows, lane_x, gap, pt)
+    title_text = _wrap(title, width - 0.6, 13, "bold") if title else ""
+    title_h = (title_text.count("\n") + 1) * 13 * LINE_HEIGHT / 72 + 0.25 if title else 0.1
     top = title_h + 0.15
     body = sum(h for *_, h in laid) + 0.3
     height = top + head_h + body + head_h + 0.25
@@ -315,14 +320,14 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
     ax.set_xlim(0, width)
     ax.set_ylim(height, 0)
     ax.set_axis_off()
-    common = dict(family=_FONT, parse_math=False, linespacing=_LINE)
+    common = dict(family=FONT, parse_math=False, linespacing=LINE_HEIGHT)
     if title:
         ax.text(0.3, 0.15, title_text, fontsize=13, weight="bold", va="top", ha="left", **common)
     y_head, y_foot = top, top + head_h + body
     for x, lane in zip(lane_x, lanes):
         ax.plot([x, x], [y_head + head_h, y_foot], color="#888888", lw=1.0, ls=(0, (4, 3)), zorder=1)
         for y in (y_head, y_foot):
-            bw = max(_text_size(lane, 11, "bold")[0] + 0.4, 1.2)
+            bw = max(text_size(lane, 11, "bold")[0] + 0.4, 1.2)
             ax.add_patch(FancyBboxPatch((x - bw / 2, y), bw, head_h, boxstyle="round,pad=0,rounding_size=0.06",
                                         fc="#eef3fb", ec="#2b4a7a", lw=1.3, zorder=3))
             ax.text(x, y + head_h / 2, lane, fontsize=11, weight="bold", ha="center", va="center_baseline", zorder=4,
@@ -344,7 +349,7 @@ def draw_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "
             ax.text((x0 + x1) / 2, y + h / 2, text, fontsize=pt, ha="center", va="center", color=tc, weight=weight,
                     zorder=4, **common)
         y += h
-    return _save(fig, Path(path))
+    return save_figure(fig, Path(path))
 
 
 def write_sequence(trace: Trace, path: str | Path, title: str = "", note: str = "", *,

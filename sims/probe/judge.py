@@ -21,27 +21,13 @@ line:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-
 from acp_lifecycle.sims.bridge import run_bridge
 from acp_lifecycle.sims.wire.transcript import check_transcript, dumps
 
+from .finding import Finding
+from .observe import observe
+
 __all__ = ["Finding", "judge", "load_validators"]
-
-
-@dataclass(frozen=True)
-class Finding:
-    source: str
-    rule: str
-    level: str
-    message: str
-    line: int  # in the v1 transcript
-    v2_line: int | None = None  # in the bridged transcript
-    clause: str = ""
-    quote: str = ""
-
-    def data(self) -> dict:
-        return asdict(self)
 
 
 def load_validators() -> tuple[object | None, object | None]:
@@ -85,8 +71,6 @@ def judge(entries, partial: bool = False, validators=(None, None)) -> tuple[list
         findings.append(Finding("trace", f.property, f.severity, f.message, cause, f.line, f.clause, f.quote))
     if v1 is not None:
         findings += _v1_schema(entries, v1)
-    from .observe import observe
-
     findings += observe(entries)
     findings.sort(key=lambda f: (f.line, f.source, f.rule))
     return findings, run.entries

@@ -21,7 +21,7 @@ each is a fact about the run at its line of the v1 transcript.
 
 from __future__ import annotations
 
-from .judge import Finding
+from .finding import Finding
 
 __all__ = ["observe"]
 

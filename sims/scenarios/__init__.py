@@ -31,7 +31,7 @@ disappears, a rule that stops holding, an outcome that differs.
 
 from __future__ import annotations
 
-from .catalogue import SCENARIOS
-from .core import CHECKED, Scenario, ScenarioError, ScenarioRun, render, run
+from .catalogue import SCENARIOS, run
+from .core import CHECKED, Scenario, ScenarioError, ScenarioRun, play, render
 
-__all__ = ["Scenario", "ScenarioError", "ScenarioRun", "SCENARIOS", "run", "render", "CHECKED"]
+__all__ = ["Scenario", "ScenarioError", "ScenarioRun", "SCENARIOS", "run", "play", "render", "CHECKED"]

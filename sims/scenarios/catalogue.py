@@ -10,30 +10,33 @@ from acp_lifecycle.model.properties import BY_ID
 from acp_lifecycle.model.system import ERR_CANCELLED, ERR_FAILURE, IDLE, RUNNING, System, successors
 
 from .core import (
-    agent_gets,
     BEGIN,
-    client_gets,
-    echo,
     END,
+    Scenario,
+    ScenarioError,
+    ScenarioRun,
+    Trace,
+    agent_gets,
+    client_gets,
+    conversation_message,
+    echo,
+    expect_acknowledged,
+    expect_shown_once,
+    idle_updates_sent,
     insert,
+    play,
+    require,
     respond,
     resume,
-    Scenario,
+    scenario_config,
+    sent_messages,
+    step_number,
+    submission_of,
     submit,
-    Trace,
-    _acknowledged,
-    _cfg,
-    _check,
-    _entries,
-    _idle_msgs,
-    _msg,
-    _sent,
-    _shows_once,
-    _step_no,
-    _sub,
+    view_entries,
 )
 
-__all__ = ["SCENARIOS"]
+__all__ = ["SCENARIOS", "run"]
 
 # ---------------------------------------------------------------------------
 # The scenarios, in the order of the RFD's implementation checklist
@@ -52,7 +55,7 @@ def _scenario(name: str, title: str, rfd: str, config: Config, steps, rules: Rul
 
 # 1 ---------------------------------------------------------------------------
 
-_RESERVED = _cfg("reserved-id-no-early-success", reserve=True)
+_RESERVED = scenario_config("reserved-id-no-early-success", reserve=True)
 
 
 @_scenario(
@@ -69,20 +72,20 @@ _RESERVED = _cfg("reserved-id-no-early-success", reserve=True)
 )
 def _reserved(final: System, trace: Trace) -> None:
     """No success response was possible while the ID was only reserved; after insertion the response carries the reserved ID."""
-    n_res, n_ins = _step_no(trace, ("AgentReserveId", 0)), _step_no(trace, insert(0))
+    n_res, n_ins = step_number(trace, ("AgentReserveId", 0)), step_number(trace, insert(0))
     reserved = trace[n_res - 1][1].state.agent.reqs[0].mid
-    _check(reserved, "AgentReserveId should assign an ID to the request")
+    require(reserved, "AgentReserveId should assign an ID to the request")
     for n in range(n_res, n_ins):
         pre = trace[n][0]
-        _check(pre.agent.reqs[0].phase == "reserved", f"before step {n + 1} the request should be reserved, not inserted")
+        require(pre.agent.reqs[0].phase == "reserved", f"before step {n + 1} the request should be reserved, not inserted")
         offered = [st.action for st in successors(pre, _RESERVED, RFD_RULES) if st.action[0] == "AgentRespond"]
-        _check(not offered, f"before insertion the model offered {offered}: a success response with a reserved ID")
-    early = [n for n, _, m in _sent(trace, "ok") if n < n_ins]
-    _check(not early, f"a success response was sent at step {early} before the insertion at step {n_ins}")
+        require(not offered, f"before insertion the model offered {offered}: a success response with a reserved ID")
+    early = [n for n, _, m in sent_messages(trace, "ok") if n < n_ins]
+    require(not early, f"a success response was sent at step {early} before the insertion at step {n_ins}")
     r = final.agent.reqs[0]
-    _check(r.answers == (("ok", reserved),), f"the prompt should be answered once with message {reserved}, got {r.answers}")
-    _acknowledged(final, 0, 1, reserved)
-    _shows_once(final, 0, reserved, ("a",))
+    require(r.answers == (("ok", reserved),), f"the prompt should be answered once with message {reserved}, got {r.answers}")
+    expect_acknowledged(final, 0, 1, reserved)
+    expect_shown_once(final, 0, reserved, ("a",))
 
 
 # 2 ---------------------------------------------------------------------------
@@ -93,36 +96,36 @@ def _reserved(final: System, trace: Trace) -> None:
     "The user_message arrives before the response; the client reconciles them into one message",
     "The response and the user-message update describe the same insertion, but clients MUST tolerate "
     "those updates arriving before or after the response.",
-    _cfg("echo-before-response"),
+    scenario_config("echo-before-response"),
     [submit(0), agent_gets(0), insert(0), echo(1), respond(0), client_gets(0, "um"), client_gets(0, "ok")],
 )
 def _echo_before(final: System, trace: Trace) -> None:
     """The client held its optimistic copy and the echo side by side, then the response merged them into one entry for message 1."""
-    before = trace[_step_no(trace, client_gets(0, "ok")) - 1][0]
-    _check(
+    before = trace[step_number(trace, client_gets(0, "ok")) - 1][0]
+    require(
         before.clients[0].view == ((-1, ("a",), True), (1, ("a",), False)),
         f"before the response the client should hold its optimistic copy and the echo, it holds {before.clients[0].view}",
     )
-    _acknowledged(final, 0, 1, 1)
-    _check(final.clients[0].view == ((1, ("a",), False),), f"the client should show one message, it shows {final.clients[0].view}")
+    expect_acknowledged(final, 0, 1, 1)
+    require(final.clients[0].view == ((1, ("a",), False),), f"the client should show one message, it shows {final.clients[0].view}")
 
 
 @_scenario(
     "echo-after-response",
     "The response arrives before the user_message; the client's optimistic copy becomes the message",
     "If the notification arrives first, the response later establishes that association.",
-    _cfg("echo-after-response"),
+    scenario_config("echo-after-response"),
     [submit(0), agent_gets(0), insert(0), respond(0), echo(1), client_gets(0, "ok"), client_gets(0, "um")],
 )
 def _echo_after(final: System, trace: Trace) -> None:
     """The response turned the optimistic copy into message 1; the echo then replaced its content, still one entry."""
-    after_ok = trace[_step_no(trace, client_gets(0, "ok")) - 1][1].state
-    _check(
+    after_ok = trace[step_number(trace, client_gets(0, "ok")) - 1][1].state
+    require(
         after_ok.clients[0].view == ((1, ("a",), True),),
         f"after the response the optimistic copy should stand for message 1, the view is {after_ok.clients[0].view}",
     )
-    _acknowledged(final, 0, 1, 1)
-    _check(final.clients[0].view == ((1, ("a",), False),), f"the client should show one message, it shows {final.clients[0].view}")
+    expect_acknowledged(final, 0, 1, 1)
+    require(final.clients[0].view == ((1, ("a",), False),), f"the client should show one message, it shows {final.clients[0].view}")
 
 
 # 3 ---------------------------------------------------------------------------
@@ -133,7 +136,7 @@ def _echo_after(final: System, trace: Trace) -> None:
     "Two clients submit identical prompts; distinct IDs, each client associates its own",
     "The agent MUST assign a distinct messageId to each accepted submission, even when its content is "
     "identical to another submission.",
-    _cfg("identical-prompts-distinct-ids", clients=2),
+    scenario_config("identical-prompts-distinct-ids", clients=2),
     [
         submit(0), submit(1), agent_gets(1), agent_gets(0),
         insert(0), insert(1), echo(1), echo(2), respond(1), respond(0),
@@ -144,13 +147,13 @@ def _echo_after(final: System, trace: Trace) -> None:
 def _identical(final: System, trace: Trace) -> None:
     """Client 1's prompt (received first) is message 1, client 0's is message 2; each client associates its own and shows both once."""
     mids = [m.mid for m in final.agent.conv]
-    _check(mids == [1, 2], f"the two identical prompts should be messages 1 and 2, the conversation has {mids}")
-    _check(final.agent.conv[0].content == final.agent.conv[1].content == "a", "both messages should have content a")
-    _acknowledged(final, 1, 1, 1)
-    _acknowledged(final, 0, 1, 2)
+    require(mids == [1, 2], f"the two identical prompts should be messages 1 and 2, the conversation has {mids}")
+    require(final.agent.conv[0].content == final.agent.conv[1].content == "a", "both messages should have content a")
+    expect_acknowledged(final, 1, 1, 1)
+    expect_acknowledged(final, 0, 1, 2)
     for c in (0, 1):
-        _shows_once(final, c, 1, ("a",))
-        _shows_once(final, c, 2, ("a",))
+        expect_shown_once(final, c, 1, ("a",))
+        expect_shown_once(final, c, 2, ("a",))
 
 
 # 4 ---------------------------------------------------------------------------
@@ -160,7 +163,7 @@ def _identical(final: System, trace: Trace) -> None:
     "two-clients-one-session",
     "Submissions from two clients; each client sees both messages, and only the submitter has the association",
     "Other clients identify the message by messageId without needing the original request.",
-    _cfg("two-clients-one-session", clients=2, alphabet=("a", "b"), chunks=True),
+    scenario_config("two-clients-one-session", clients=2, alphabet=("a", "b"), chunks=True),
     [
         submit(0, "a"), agent_gets(0), insert(0), respond(0), echo(1, "whole"),
         BEGIN,
@@ -172,13 +175,13 @@ def _identical(final: System, trace: Trace) -> None:
 )
 def _two_clients(final: System, trace: Trace) -> None:
     """Both clients show message 1 (a) and message 2 (b) once; client 0 owns message 1, client 1 owns message 2."""
-    _acknowledged(final, 0, 1, 1)
-    _acknowledged(final, 1, 1, 2)
+    expect_acknowledged(final, 0, 1, 1)
+    expect_acknowledged(final, 1, 1, 2)
     for c in (0, 1):
-        _shows_once(final, c, 1, ("a",))
-        _shows_once(final, c, 2, ("b",))
-        _check(len(final.clients[c].subs) == 1, f"client {c} should have exactly its own one submission")
-    _check(final.agent.work is None and final.agent.stop == "end_turn", "the work that took both messages should have ended")
+        expect_shown_once(final, c, 1, ("a",))
+        expect_shown_once(final, c, 2, ("b",))
+        require(len(final.clients[c].subs) == 1, f"client {c} should have exactly its own one submission")
+    require(final.agent.work is None and final.agent.stop == "end_turn", "the work that took both messages should have ended")
 
 
 # 5 ---------------------------------------------------------------------------
@@ -189,7 +192,7 @@ def _two_clients(final: System, trace: Trace) -> None:
     "A retained message replays under its returned ID after a reconnect and after an agent restart",
     "If an agent retains and replays that same message within the session, it MUST reuse the returned "
     "messageId, including after reconnecting or restarting.",
-    _cfg("retained-association-across-replay", prompts=2, losses=1, resumes=2, restarts=1),
+    scenario_config("retained-association-across-replay", prompts=2, losses=1, resumes=2, restarts=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1),
         client_gets(0, "ok"), client_gets(0, "um"),
@@ -203,15 +206,15 @@ def _two_clients(final: System, trace: Trace) -> None:
 )
 def _across_replay(final: System, trace: Trace) -> None:
     """Both replays sent message 1 under ID 1; the client keeps its association and one copy; after the restart a new prompt gets ID 2."""
-    replayed = [(n, m[1]) for n, _, m in _sent(trace, "um") if m[3]]
-    _check(len(replayed) == 2 and all(mid == 1 for _, mid in replayed),
+    replayed = [(n, m[1]) for n, _, m in sent_messages(trace, "um") if m[3]]
+    require(len(replayed) == 2 and all(mid == 1 for _, mid in replayed),
            f"two replays should each send message 1, they sent {replayed}")
-    restart = _step_no(trace, ("AgentRestart",))
-    _check(replayed[0][0] < restart < replayed[1][0], "one replay should come before the restart and one after")
-    _acknowledged(final, 0, 1, 1)
-    _shows_once(final, 0, 1, ("a",))
-    _acknowledged(final, 0, 4, 2)
-    _shows_once(final, 0, 2, ("a",))
+    restart = step_number(trace, ("AgentRestart",))
+    require(replayed[0][0] < restart < replayed[1][0], "one replay should come before the restart and one after")
+    expect_acknowledged(final, 0, 1, 1)
+    expect_shown_once(final, 0, 1, ("a",))
+    expect_acknowledged(final, 0, 4, 2)
+    expect_shown_once(final, 0, 2, ("a",))
 
 
 # 6 ---------------------------------------------------------------------------
@@ -222,18 +225,18 @@ def _across_replay(final: System, trace: Trace) -> None:
     "An imported message has an agent-generated ID and no prompt response; every client renders it",
     "Imported or non-ACP messages continue to use agent-generated message IDs without a corresponding "
     "prompt response.",
-    _cfg("imported-message", clients=2, prompts=0, imports=1),
+    scenario_config("imported-message", clients=2, prompts=0, imports=1),
     [("AgentImportMessage",), echo(1), client_gets(0, "um"), client_gets(1, "um")],
 )
 def _imported(final: System, trace: Trace) -> None:
     """Message 1 is imported (no request, no response) and both clients show it."""
-    m = _msg(final, 1)
-    _check(m.kind == "import" and m.origin == -1, f"message 1 should be imported, it is {m.kind}")
-    _check(not final.agent.reqs, "no session/prompt should exist")
-    _check(not _sent(trace, "ok") and not _sent(trace, "err"), "no prompt response should be sent")
+    m = conversation_message(final, 1)
+    require(m.kind == "import" and m.origin == -1, f"message 1 should be imported, it is {m.kind}")
+    require(not final.agent.reqs, "no session/prompt should exist")
+    require(not sent_messages(trace, "ok") and not sent_messages(trace, "err"), "no prompt response should be sent")
     for c in (0, 1):
-        _shows_once(final, c, 1, ("i",))
-        _check(not final.clients[c].subs, f"client {c} should have no submission to associate")
+        expect_shown_once(final, c, 1, ("i",))
+        require(not final.clients[c].subs, f"client {c} should have no submission to associate")
 
 
 # 7 ---------------------------------------------------------------------------
@@ -244,7 +247,7 @@ def _imported(final: System, trace: Trace) -> None:
     "One prompt is reported whole (user_message), the next streamed (user_message_chunk)",
     "The agent MUST report each inserted user message through user_message or user_message_chunk "
     "updates, using the same messageId.",
-    _cfg("full-and-streamed-echo", prompts=2, alphabet=("a", "b"), chunks=True),
+    scenario_config("full-and-streamed-echo", prompts=2, alphabet=("a", "b"), chunks=True),
     [
         submit(0, "a"), agent_gets(0), insert(0), respond(0), echo(1, "whole"),
         client_gets(0, "ok"), client_gets(0, "um"),
@@ -254,13 +257,13 @@ def _imported(final: System, trace: Trace) -> None:
 )
 def _full_and_streamed(final: System, trace: Trace) -> None:
     """Message 1 arrived as a user_message, message 2 as a user_message_chunk; the client shows each once, associated to its prompt."""
-    whole = [m[1] for _, _, m in _sent(trace, "um")]
-    chunks = [m[1] for _, _, m in _sent(trace, "chunk")]
-    _check(whole == [1] and chunks == [2], f"expected message 1 whole and message 2 by chunk, got {whole} and {chunks}")
-    _acknowledged(final, 0, 1, 1)
-    _acknowledged(final, 0, 2, 2)
-    _shows_once(final, 0, 1, ("a",))
-    _shows_once(final, 0, 2, ("b",))
+    whole = [m[1] for _, _, m in sent_messages(trace, "um")]
+    chunks = [m[1] for _, _, m in sent_messages(trace, "chunk")]
+    require(whole == [1] and chunks == [2], f"expected message 1 whole and message 2 by chunk, got {whole} and {chunks}")
+    expect_acknowledged(final, 0, 1, 1)
+    expect_acknowledged(final, 0, 2, 2)
+    expect_shown_once(final, 0, 1, ("a",))
+    expect_shown_once(final, 0, 2, ("b",))
 
 
 # 8 ---------------------------------------------------------------------------
@@ -270,7 +273,7 @@ def _full_and_streamed(final: System, trace: Trace) -> None:
     "live-only-command",
     "A locally handled command is inserted live-only: answered and reported live, absent from later replay",
     "Include a locally handled command reported live but omitted from later replay",
-    _cfg("live-only-command", prompts=2, alphabet=("a", "/c"), losses=1, resumes=1),
+    scenario_config("live-only-command", prompts=2, alphabet=("a", "/c"), losses=1, resumes=1),
     [
         submit(0, "a"), agent_gets(0), insert(0), respond(0), echo(1),
         client_gets(0, "ok"), client_gets(0, "um"),
@@ -282,15 +285,15 @@ def _full_and_streamed(final: System, trace: Trace) -> None:
 )
 def _live_only_command(final: System, trace: Trace) -> None:
     """The command (message 2) was answered and echoed live; the replay sent message 1 only; the client keeps both."""
-    cmd = _msg(final, 2)
-    _check(cmd.kind == "command" and not cmd.retained, "message 2 should be a live-only command")
-    live = [m[1] for _, _, m in _sent(trace, "um") if not m[3]]
-    replay = [m[1] for _, _, m in _sent(trace, "um") if m[3]]
-    _check(2 in live, "the command should be reported live")
-    _check(replay == [1], f"the replay should hold message 1 only, it held {replay}")
-    _acknowledged(final, 0, 2, 2)
-    _shows_once(final, 0, 1, ("a",))
-    _shows_once(final, 0, 2, ("/c",))
+    cmd = conversation_message(final, 2)
+    require(cmd.kind == "command" and not cmd.retained, "message 2 should be a live-only command")
+    live = [m[1] for _, _, m in sent_messages(trace, "um") if not m[3]]
+    replay = [m[1] for _, _, m in sent_messages(trace, "um") if m[3]]
+    require(2 in live, "the command should be reported live")
+    require(replay == [1], f"the replay should hold message 1 only, it held {replay}")
+    expect_acknowledged(final, 0, 2, 2)
+    expect_shown_once(final, 0, 1, ("a",))
+    expect_shown_once(final, 0, 2, ("/c",))
 
 
 # 9 ---------------------------------------------------------------------------
@@ -301,7 +304,7 @@ def _live_only_command(final: System, trace: Trace) -> None:
     "A retained command is replayed with the same ID and is not executed again",
     "If the agent does retain and replay it, it uses the same ID and reports the message without "
     "executing the command again.",
-    _cfg("retained-command-replayed", alphabet=("/c",), losses=1, resumes=1),
+    scenario_config("retained-command-replayed", alphabet=("/c",), losses=1, resumes=1),
     [
         submit(0, "/c"), agent_gets(0), insert(0, "retained"), respond(0), echo(1),
         client_gets(0, "ok"), client_gets(0, "um"),
@@ -311,13 +314,13 @@ def _live_only_command(final: System, trace: Trace) -> None:
 )
 def _retained_command(final: System, trace: Trace) -> None:
     """The replay reported message 1 under ID 1 and the command ran once."""
-    cmd = _msg(final, 1)
-    _check(cmd.kind == "command" and cmd.retained, "message 1 should be a retained command")
-    replay = [m[1] for _, _, m in _sent(trace, "um") if m[3]]
-    _check(replay == [1], f"the replay should report message 1, it reported {replay}")
-    _check(cmd.runs == 1, f"the command should have run once, it ran {cmd.runs} times")
-    _acknowledged(final, 0, 1, 1)
-    _shows_once(final, 0, 1, ("/c",))
+    cmd = conversation_message(final, 1)
+    require(cmd.kind == "command" and cmd.retained, "message 1 should be a retained command")
+    replay = [m[1] for _, _, m in sent_messages(trace, "um") if m[3]]
+    require(replay == [1], f"the replay should report message 1, it reported {replay}")
+    require(cmd.runs == 1, f"the command should have run once, it ran {cmd.runs} times")
+    expect_acknowledged(final, 0, 1, 1)
+    expect_shown_once(final, 0, 1, ("/c",))
 
 
 # 10 --------------------------------------------------------------------------
@@ -327,7 +330,7 @@ def _retained_command(final: System, trace: Trace) -> None:
     "lost-response-retry",
     "A lost response leaves the submission unknown; a retry creates a second message (the limitation, not a fix)",
     "Cover the lost-response limitation rather than promising recovery",
-    _cfg("lost-response-retry", losses=1, resumes=1, retries=1),
+    scenario_config("lost-response-retry", losses=1, resumes=1, retries=1),
     [
         submit(0), agent_gets(0), insert(0),
         ("ConnectionLost", 0),
@@ -338,15 +341,15 @@ def _retained_command(final: System, trace: Trace) -> None:
 )
 def _lost_retry(final: System, trace: Trace) -> None:
     """Prompt 1 stays unknown though replay showed message 1; its retry became message 2; retry_does_not_duplicate is violated."""
-    first = _sub(final, 0, 1)
-    _check(first.status == "unknown" and first.mid == 0,
+    first = submission_of(final, 0, 1)
+    require(first.status == "unknown" and first.mid == 0,
            f"the lost submission should stay unknown and unassociated, it is {first.status} with message {first.mid}")
     contents = [m.content for m in final.agent.conv]
-    _check(contents == ["a", "a"], f"the retry should have created a second message, the conversation is {contents}")
-    _shows_once(final, 0, 1, ("a",))
-    _acknowledged(final, 0, 3, 2)
+    require(contents == ["a", "a"], f"the retry should have created a second message, the conversation is {contents}")
+    expect_shown_once(final, 0, 1, ("a",))
+    expect_acknowledged(final, 0, 3, 2)
     msg = BY_ID["retry_does_not_duplicate"].check(final)
-    _check(msg, "retry_does_not_duplicate should report the second message (the RFD's known limitation)")
+    require(msg, "retry_does_not_duplicate should report the second message (the RFD's known limitation)")
 
 
 # 11 --------------------------------------------------------------------------
@@ -357,7 +360,7 @@ def _lost_retry(final: System, trace: Trace) -> None:
     "Replay by chunks over a copy the client already holds: user_message content [] first, then the chunk",
     "When replay reconstructs a user message from its beginning using chunks, the agent MUST first send a "
     "user_message update with content: [].",
-    _cfg("streamed-replay-no-duplicate", chunks=True, losses=1, resumes=1),
+    scenario_config("streamed-replay-no-duplicate", chunks=True, losses=1, resumes=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1, "chunk"),
         client_gets(0, "ok"), client_gets(0, "chunk"),
@@ -367,14 +370,14 @@ def _lost_retry(final: System, trace: Trace) -> None:
 )
 def _streamed_replay(final: System, trace: Trace) -> None:
     """The replay cleared message 1 with content [] before its chunk; the client's content equals the agent's, no duplicate."""
-    n = _step_no(trace, resume(0, "chunks"))
+    n = step_number(trace, resume(0, "chunks"))
     sent = [m for _, m in trace[n - 1][1].emitted if m[0] in ("um", "chunk")]
-    _check(sent == [("um", 1, (), True, None), ("chunk", 1, "a", True)],
+    require(sent == [("um", 1, (), True, None), ("chunk", 1, "a", True)],
            f"the replay should send user_message [] then the chunk, it sent {sent}")
-    cleared = trace[_step_no(trace, client_gets(0, "um")) - 1][1].state
-    _check(_entries(cleared, 0, 1) == [(1, (), False)], "content [] should clear the client's copy")
-    _shows_once(final, 0, 1, ("a",))
-    _check((_msg(final, 1).content,) == ("a",), "the agent's content should be a")
+    cleared = trace[step_number(trace, client_gets(0, "um")) - 1][1].state
+    require(view_entries(cleared, 0, 1) == [(1, (), False)], "content [] should clear the client's copy")
+    expect_shown_once(final, 0, 1, ("a",))
+    require((conversation_message(final, 1).content,) == ("a",), "the agent's content should be a")
 
 
 # 12 --------------------------------------------------------------------------
@@ -385,7 +388,7 @@ def _streamed_replay(final: System, trace: Trace) -> None:
     "Work fails after insertion, before the response: the response succeeds, the idle reports the error",
     "Exercise a failure after insertion but before the response is sent: the response still succeeds and "
     "the idle update reports the failure.",
-    _cfg("failure-before-response", failures=1),
+    scenario_config("failure-before-response", failures=1),
     [
         submit(0), agent_gets(0), insert(0), BEGIN, ("AgentFailWork", "stops-work"), respond(0), echo(1),
         client_gets(0, "state"), client_gets(0, "state"), client_gets(0, "ok"), client_gets(0, "um"),
@@ -393,13 +396,13 @@ def _streamed_replay(final: System, trace: Trace) -> None:
 )
 def _failure_before_response(final: System, trace: Trace) -> None:
     """The prompt was answered with messageId 1, and the idle carried stopReason error with error -32000."""
-    n_fail, n_ok = _step_no(trace, ("AgentFailWork", "stops-work")), _step_no(trace, respond(0))
-    _check(n_fail < n_ok, "the failure should come before the response")
-    _check(final.agent.reqs[0].answers == (("ok", 1),), f"the prompt should succeed with message 1, got {final.agent.reqs[0].answers}")
-    _check(_idle_msgs(trace) == [("state", IDLE, "error", ERR_FAILURE)],
-           f"one idle with stopReason error and error {ERR_FAILURE} should be sent, got {_idle_msgs(trace)}")
-    _acknowledged(final, 0, 1, 1)
-    _check(final.clients[0].fg == IDLE, "the client should see the session idle")
+    n_fail, n_ok = step_number(trace, ("AgentFailWork", "stops-work")), step_number(trace, respond(0))
+    require(n_fail < n_ok, "the failure should come before the response")
+    require(final.agent.reqs[0].answers == (("ok", 1),), f"the prompt should succeed with message 1, got {final.agent.reqs[0].answers}")
+    require(idle_updates_sent(trace) == [("state", IDLE, "error", ERR_FAILURE)],
+           f"one idle with stopReason error and error {ERR_FAILURE} should be sent, got {idle_updates_sent(trace)}")
+    expect_acknowledged(final, 0, 1, 1)
+    require(final.clients[0].fg == IDLE, "the client should see the session idle")
 
 
 # 13 --------------------------------------------------------------------------
@@ -410,16 +413,16 @@ def _failure_before_response(final: System, trace: Trace) -> None:
     "$/cancel_request reaches the agent before insertion: session/prompt is answered -32800, never inserted",
     "This includes request cancellation: a $/cancel_request or internal cancellation answers session/prompt "
     "with -32800 only before insertion.",
-    _cfg("cancel-request-wins", cancels=1),
+    scenario_config("cancel-request-wins", cancels=1),
     [submit(0), ("ClientCancelRequest", 0, 1), agent_gets(0, "prompt"), agent_gets(0, "cancel_req"), client_gets(0, "err")],
 )
 def _cancel_wins(final: System, trace: Trace) -> None:
     """The request was rejected with -32800, nothing was inserted or echoed, and the client dropped its optimistic copy."""
     r = final.agent.reqs[0]
-    _check(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
+    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
            f"the prompt should be rejected with {ERR_CANCELLED} before insertion, it is {r.phase} with {r.answers}")
-    _check(not final.agent.conv and not _sent(trace, "um") and not _sent(trace, "chunk"), "nothing should be inserted or echoed")
-    _check(_sub(final, 0, 1).status == "rejected" and final.clients[0].view == (), "the client should drop the rejected prompt")
+    require(not final.agent.conv and not sent_messages(trace, "um") and not sent_messages(trace, "chunk"), "nothing should be inserted or echoed")
+    require(submission_of(final, 0, 1).status == "rejected" and final.clients[0].view == (), "the client should drop the rejected prompt")
 
 
 @_scenario(
@@ -427,7 +430,7 @@ def _cancel_wins(final: System, trace: Trace) -> None:
     "Insertion comes before the $/cancel_request: the request still succeeds with its messageId; "
     "session/cancel then stops the work",
     "Afterwards the request still succeeds with the messageId, and the work is stopped with session/cancel.",
-    _cfg("insertion-wins", cancels=2),
+    scenario_config("insertion-wins", cancels=2),
     [
         submit(0), agent_gets(0, "prompt"), insert(0), ("ClientCancelRequest", 0, 1), agent_gets(0, "cancel_req"),
         respond(0), echo(1), BEGIN, client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"),
@@ -436,21 +439,21 @@ def _cancel_wins(final: System, trace: Trace) -> None:
 )
 def _insertion_wins(final: System, trace: Trace) -> None:
     """The cancel reached the agent after insertion and before the response; the response was a success with message 1; session/cancel ended the work cancelled."""
-    n = _step_no(trace, agent_gets(0, "cancel_req"))
+    n = step_number(trace, agent_gets(0, "cancel_req"))
     pre = trace[n - 1][0]
-    _check(pre.agent.reqs[0].phase == "inserted" and not pre.agent.reqs[0].answers,
+    require(pre.agent.reqs[0].phase == "inserted" and not pre.agent.reqs[0].answers,
            "the cancel should reach the agent after insertion and before the response")
-    _check(not trace[n - 1][1].emitted, "the late $/cancel_request should send nothing")
-    _check(final.agent.reqs[0].answers == (("ok", 1),), f"the prompt should succeed with message 1, got {final.agent.reqs[0].answers}")
-    _acknowledged(final, 0, 1, 1)
-    _shows_once(final, 0, 1, ("a",))
-    _check(_idle_msgs(trace) == [("state", IDLE, "cancelled", 0)], f"session/cancel should end the work cancelled, got {_idle_msgs(trace)}")
+    require(not trace[n - 1][1].emitted, "the late $/cancel_request should send nothing")
+    require(final.agent.reqs[0].answers == (("ok", 1),), f"the prompt should succeed with message 1, got {final.agent.reqs[0].answers}")
+    expect_acknowledged(final, 0, 1, 1)
+    expect_shown_once(final, 0, 1, ("a",))
+    require(idle_updates_sent(trace) == [("state", IDLE, "cancelled", 0)], f"session/cancel should end the work cancelled, got {idle_updates_sent(trace)}")
 
 
 # 14 --------------------------------------------------------------------------
 
 _RFD_240 = S240_RULES
-_CANCEL_HELD = _cfg("session-cancel-held-prompt", hold=True, cancels=1, agent_work=1)
+_CANCEL_HELD = scenario_config("session-cancel-held-prompt", hold=True, cancels=1, agent_work=1)
 
 
 @_scenario(
@@ -471,13 +474,13 @@ _CANCEL_HELD = _cfg("session-cancel-held-prompt", hold=True, cancels=1, agent_wo
 def _cancel_held(final: System, trace: Trace) -> None:
     """The held prompt was answered -32800 and never inserted or echoed; the running work ended cancelled."""
     r = final.agent.reqs[0]
-    _check(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
+    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
            f"the held prompt should be rejected with {ERR_CANCELLED}, it is {r.phase} with {r.answers}")
-    _check(not final.agent.conv and not _sent(trace, "um") and not _sent(trace, "chunk"), "the held prompt should never be echoed")
-    _check(_idle_msgs(trace) == [("state", IDLE, "cancelled", 0)], f"the work should end cancelled, got {_idle_msgs(trace)}")
-    _check(_sub(final, 0, 1).status == "rejected", "the client should see its prompt rejected")
+    require(not final.agent.conv and not sent_messages(trace, "um") and not sent_messages(trace, "chunk"), "the held prompt should never be echoed")
+    require(idle_updates_sent(trace) == [("state", IDLE, "cancelled", 0)], f"the work should end cancelled, got {idle_updates_sent(trace)}")
+    require(submission_of(final, 0, 1).status == "rejected", "the client should see its prompt rejected")
     offered = [st.action for st in successors(final, _CANCEL_HELD, _RFD_240)]
-    _check(not offered, f"nothing should be left to do, the model offers {offered}")
+    require(not offered, f"nothing should be left to do, the model offers {offered}")
 
 
 # 15 --------------------------------------------------------------------------
@@ -488,7 +491,7 @@ def _cancel_held(final: System, trace: Trace) -> None:
     "Aborting cancelled work raises an error: the idle still says cancelled, not error",
     "Work is cancelled, even if aborting raises errors\tIdle `state_update` with `stopReason: \"cancelled\"`, "
     "as the cancellation rules already require",
-    _cfg("abort-raises-still-cancelled", failures=1, cancels=1),
+    scenario_config("abort-raises-still-cancelled", failures=1, cancels=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN,
         client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"),
@@ -498,10 +501,10 @@ def _cancel_held(final: System, trace: Trace) -> None:
 )
 def _abort_raises(final: System, trace: Trace) -> None:
     """The failure during cancellation ended the work with stopReason cancelled and no error object."""
-    _check(_idle_msgs(trace) == [("state", IDLE, "cancelled", 0)],
-           f"one idle with stopReason cancelled and no error should be sent, got {_idle_msgs(trace)}")
-    _check(final.agent.stop == "cancelled" and final.agent.work is None, "the work should have ended cancelled")
-    _acknowledged(final, 0, 1, 1)
+    require(idle_updates_sent(trace) == [("state", IDLE, "cancelled", 0)],
+           f"one idle with stopReason cancelled and no error should be sent, got {idle_updates_sent(trace)}")
+    require(final.agent.stop == "cancelled" and final.agent.work is None, "the work should have ended cancelled")
+    expect_acknowledged(final, 0, 1, 1)
 
 
 # 16 --------------------------------------------------------------------------
@@ -512,7 +515,7 @@ def _abort_raises(final: System, trace: Trace) -> None:
     "A failure the agent retries: a notice, the foreground state does not change, the work ends normally",
     "Fails, and work continues (a retried request, a failed tool)\tA `notice` or a tool call with status "
     "`failed`; the state does not change",
-    _cfg("failure-retried-work-continues", failures=1),
+    scenario_config("failure-retried-work-continues", failures=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN, ("AgentFailAndRetry",), END,
         client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"), client_gets(0, "notice"),
@@ -521,11 +524,11 @@ def _abort_raises(final: System, trace: Trace) -> None:
 )
 def _fail_and_retry(final: System, trace: Trace) -> None:
     """AgentFailAndRetry sent only a notice and left the agent as it was; the work then ended with end_turn."""
-    n = _step_no(trace, ("AgentFailAndRetry",))
+    n = step_number(trace, ("AgentFailAndRetry",))
     pre, st = trace[n - 1]
-    _check([m for _, m in st.emitted] == [("notice",)], f"the failure should send one notice, it sent {st.emitted}")
-    _check(st.state.agent == pre.agent and st.state.agent.fg == RUNNING, "the failure should not change the agent's state")
-    _check(_idle_msgs(trace) == [("state", IDLE, "end_turn", 0)], f"the work should end with end_turn, got {_idle_msgs(trace)}")
+    require([m for _, m in st.emitted] == [("notice",)], f"the failure should send one notice, it sent {st.emitted}")
+    require(st.state.agent == pre.agent and st.state.agent.fg == RUNNING, "the failure should not change the agent's state")
+    require(idle_updates_sent(trace) == [("state", IDLE, "end_turn", 0)], f"the work should end with end_turn, got {idle_updates_sent(trace)}")
 
 
 # 17 --------------------------------------------------------------------------
@@ -535,7 +538,7 @@ def _fail_and_retry(final: System, trace: Trace) -> None:
     "background-failure-while-idle",
     "Background activity fails while idle: a notice, no stop reason, no state change",
     "Background activity fails while the Agent is `idle`\tNot a stop reason, since no foreground work ended",
-    _cfg("background-failure-while-idle", failures=1),
+    scenario_config("background-failure-while-idle", failures=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN, END,
         ("AgentFailInBackground",),
@@ -545,12 +548,12 @@ def _fail_and_retry(final: System, trace: Trace) -> None:
 )
 def _background_failure(final: System, trace: Trace) -> None:
     """AgentFailInBackground sent one notice and no state_update; the agent stayed idle with stopReason end_turn."""
-    n = _step_no(trace, ("AgentFailInBackground",))
+    n = step_number(trace, ("AgentFailInBackground",))
     pre, st = trace[n - 1]
-    _check([m for _, m in st.emitted] == [("notice",)], f"the failure should send one notice, it sent {st.emitted}")
-    _check(st.state.agent == pre.agent, "the failure should not change the agent's state")
-    _check(final.agent.fg == IDLE and final.agent.stop == "end_turn", "the agent should stay idle with end_turn")
-    _check(final.clients[0].fg == IDLE, "the client should still see idle")
+    require([m for _, m in st.emitted] == [("notice",)], f"the failure should send one notice, it sent {st.emitted}")
+    require(st.state.agent == pre.agent, "the failure should not change the agent's state")
+    require(final.agent.fg == IDLE and final.agent.stop == "end_turn", "the agent should stay idle with end_turn")
+    require(final.clients[0].fg == IDLE, "the client should still see idle")
 
 
 # 18 --------------------------------------------------------------------------
@@ -563,15 +566,15 @@ def _background_failure(final: System, trace: Trace) -> None:
     "for a user prompt, which is becoming increasingly important for background tasks and agents which may "
     "send updates before or after a “turn” is over since its runtime might be different than the main "
     "conversation.",
-    _cfg("agent-initiated-work", prompts=0, agent_work=1),
+    scenario_config("agent-initiated-work", prompts=0, agent_work=1),
     [("AgentInitiateWork",), client_gets(0, "state"), END, client_gets(0, "state")],
 )
 def _agent_initiated(final: System, trace: Trace) -> None:
     """The client saw running then idle (end_turn) with no session/prompt and no user message."""
-    states = [(m[1], m[2]) for _, _, m in _sent(trace, "state")]
-    _check(states == [(RUNNING, ""), (IDLE, "end_turn")], f"the client should see running then idle, it saw {states}")
-    _check(not final.agent.reqs and not final.agent.conv, "no prompt and no user message should exist")
-    _check(final.clients[0].fg == IDLE, "the client should end idle")
+    states = [(m[1], m[2]) for _, _, m in sent_messages(trace, "state")]
+    require(states == [(RUNNING, ""), (IDLE, "end_turn")], f"the client should see running then idle, it saw {states}")
+    require(not final.agent.reqs and not final.agent.conv, "no prompt and no user message should exist")
+    require(final.clients[0].fg == IDLE, "the client should end idle")
 
 
 # 19 --------------------------------------------------------------------------
@@ -582,7 +585,7 @@ def _agent_initiated(final: System, trace: Trace) -> None:
     "An idle from earlier work reaches a client whose prompt is not processed yet; the client does not take it "
     "as completion (claude-agent-acp#480)",
     "Insertion is distinct from processing completion and does not require persistent history.",
-    _cfg("stale-idle", agent_work=1),
+    scenario_config("stale-idle", agent_work=1),
     [
         ("AgentInitiateWork",), submit(0), END,
         client_gets(0, "state"), client_gets(0, "state"),
@@ -593,10 +596,10 @@ def _agent_initiated(final: System, trace: Trace) -> None:
 def _stale_idle(final: System, trace: Trace) -> None:
     """The first idle reached the client while its prompt was unprocessed, and the client's done list stayed empty throughout."""
     stale = BY_ID["sometimes_stale_idle"]
-    _check(any(stale.check(pre, st) for pre, st in trace), "an idle should reach the client before its prompt is processed")
-    _check(all(not st.state.clients[0].done for _, st in trace), "the client should never believe a prompt processed from an idle")
-    _acknowledged(final, 0, 1, 1)
-    _check(final.agent.stop == "end_turn" and final.agent.work is None, "the prompt's own work should end")
+    require(any(stale.check(pre, st) for pre, st in trace), "an idle should reach the client before its prompt is processed")
+    require(all(not st.state.clients[0].done for _, st in trace), "the client should never believe a prompt processed from an idle")
+    expect_acknowledged(final, 0, 1, 1)
+    require(final.agent.stop == "end_turn" and final.agent.work is None, "the prompt's own work should end")
 
 
 # Beyond the checklist -----------------------------------------------------------
@@ -607,7 +610,7 @@ def _stale_idle(final: System, trace: Trace) -> None:
     "Work fails with a tool call in progress: the tool call is marked failed, then the error idle; nothing after it",
     "Before sending it, the Agent SHOULD give each tool call that the failed work left unfinished a terminal "
     "status, using failed for calls that did not complete.",
-    _cfg("failed-tool-before-error-idle", failures=1, tool_calls=1),
+    scenario_config("failed-tool-before-error-idle", failures=1, tool_calls=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN,
         ("AgentToolCall", 1, "start"), ("AgentToolCall", 1, "run"), ("AgentFailWork", "stops-work"),
@@ -617,20 +620,20 @@ def _stale_idle(final: System, trace: Trace) -> None:
 )
 def _failed_tool(final: System, trace: Trace) -> None:
     """The failure sent tool call 1 failed and then the idle with stopReason error; no update followed it."""
-    n = _step_no(trace, ("AgentFailWork", "stops-work"))
+    n = step_number(trace, ("AgentFailWork", "stops-work"))
     sent = [m for _, m in trace[n - 1][1].emitted]
-    _check(sent == [("tool", 1, "failed", False), ("state", IDLE, "error", ERR_FAILURE)],
+    require(sent == [("tool", 1, "failed", False), ("state", IDLE, "error", ERR_FAILURE)],
            f"the failure should send tool call 1 failed, then the error idle; it sent {sent}")
-    later = [m for k, _, m in _sent(trace, "tool") if k > n]
-    _check(not later, f"no tool call update should follow the idle, got {later}")
-    _acknowledged(final, 0, 1, 1)
+    later = [m for k, _, m in sent_messages(trace, "tool") if k > n]
+    require(not later, f"no tool call update should follow the idle, got {later}")
+    expect_acknowledged(final, 0, 1, 1)
 
 
 @_scenario(
     "resume-without-replay",
     "A client resumes without replayFrom: no message is replayed; its association is kept",
     "Omitting replayFrom resumes without replay.",
-    _cfg("resume-without-replay", losses=1, resumes=1),
+    scenario_config("resume-without-replay", losses=1, resumes=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), client_gets(0, "ok"), client_gets(0, "um"),
         ("ConnectionLost", 0), ("ClientResume", 0, "no-replay"), resume(0, "none"), client_gets(0, "resumed"),
@@ -638,13 +641,13 @@ def _failed_tool(final: System, trace: Trace) -> None:
 )
 def _no_replay(final: System, trace: Trace) -> None:
     """The resume sent only its response; the client still shows message 1 once, associated with its prompt."""
-    n = _step_no(trace, resume(0, "none"))
+    n = step_number(trace, resume(0, "none"))
     sent = [m for _, m in trace[n - 1][1].emitted]
-    _check(sent == [("resumed", 2)], f"the resume without replayFrom should send only its response, it sent {sent}")
+    require(sent == [("resumed", 2)], f"the resume without replayFrom should send only its response, it sent {sent}")
     cl = final.clients[0]
-    _check(cl.connected and not cl.resuming and not cl.replayed, "the client should be resumed, without replay")
-    _acknowledged(final, 0, 1, 1)
-    _shows_once(final, 0, 1, ("a",))
+    require(cl.connected and not cl.resuming and not cl.replayed, "the client should be resumed, without replay")
+    expect_acknowledged(final, 0, 1, 1)
+    expect_shown_once(final, 0, 1, ("a",))
 
 
 # The cancellation races of docs/findings.md ----------------------------------------
@@ -655,7 +658,7 @@ def _no_replay(final: System, trace: Trace) -> None:
     "A session/cancel sent while client 0's work ran arrives after that work ended and stops the work for "
     "client 1's prompt (an open question of the RFD)",
     "Broader v2 lifecycle follow-ups include cancellation races and current-state synchronization on resume.",
-    _cfg("cancel-stops-next-work", clients=2, cancels=1, down_latency=False),
+    scenario_config("cancel-stops-next-work", clients=2, cancels=1, down_latency=False),
     [
         submit(0), agent_gets(0), insert(0), BEGIN, ("ClientCancelSession", 0), respond(0), END,
         submit(1), agent_gets(1), insert(1), BEGIN, agent_gets(0, "cancel"), ("AgentEndWork", "cancelled"),
@@ -665,9 +668,9 @@ def _cancel_next(final: System, trace: Trace) -> None:
     """Client 0 cancelled work #1; the cancel reached the agent during work #2, which ended cancelled."""
     race = BY_ID["session_cancel_stops_only_work_it_saw"]
     hits = [race.check(pre, st) for pre, st in trace]
-    _check(any(hits), "the open question should show: the cancel stops work it was not sent for")
-    _check(final.agent.stop == "cancelled", "work #2 (client 1's prompt) should end cancelled")
-    _check(final.agent.serial == 2, "two pieces of work should have run")
+    require(any(hits), "the open question should show: the cancel stops work it was not sent for")
+    require(final.agent.stop == "cancelled", "work #2 (client 1's prompt) should end cancelled")
+    require(final.agent.serial == 2, "two pieces of work should have run")
 
 
 @_scenario(
@@ -675,7 +678,7 @@ def _cancel_next(final: System, trace: Trace) -> None:
     "Under the 2.4.0 reading, client 1's session/cancel of the running work also rejects client 0's prompt, "
     "which was waiting to be inserted",
     "Cancels a session's foreground work and its prompts not yet inserted. (2.4.0 CancelSessionNotification)",
-    _cfg("cancel-rejects-another-clients-prompt", clients=2, cancels=1, agent_work=1, down_latency=False),
+    scenario_config("cancel-rejects-another-clients-prompt", clients=2, cancels=1, agent_work=1, down_latency=False),
     [
         ("AgentInitiateWork",), submit(0), agent_gets(0), ("ClientCancelSession", 1), agent_gets(1, "cancel"),
         ("AgentEndWork", "cancelled"),
@@ -684,11 +687,26 @@ def _cancel_next(final: System, trace: Trace) -> None:
 )
 def _cancel_other(final: System, trace: Trace) -> None:
     """Client 0 never cancelled, yet its prompt was answered -32800 and never inserted."""
-    sub = _sub(final, 0, 1)
-    _check(sub.status == "rejected", "client 0's prompt should be rejected")
+    sub = submission_of(final, 0, 1)
+    require(sub.status == "rejected", "client 0's prompt should be rejected")
     errs = [m for _, st in trace for c, m in st.emitted if c == 0 and m[0] == "err"]
-    _check(errs == [("err", 1, ERR_CANCELLED)], "the rejection should be -32800, sent by client 1's cancel")
-    _check(not final.agent.conv, "nothing should be inserted")
+    require(errs == [("err", 1, ERR_CANCELLED)], "the rejection should be -32800, sent by client 1's cancel")
+    require(not final.agent.conv, "nothing should be inserted")
 
 
 SCENARIOS: dict[str, Scenario] = {sc.name: sc for sc in _SCENARIOS}
+
+
+def run(name_or_scenario: str | Scenario) -> ScenarioRun:
+    """Play a scenario of the catalogue by its name (or any ``Scenario``): see ``core.play``.
+
+    >>> run("echo-before-response").final.clients[0].view
+    ((1, ('a',), False),)
+    """
+    if isinstance(name_or_scenario, Scenario):
+        return play(name_or_scenario)
+    try:
+        sc = SCENARIOS[name_or_scenario]
+    except KeyError:
+        raise ScenarioError(f"unknown scenario {name_or_scenario!r}; known: {', '.join(SCENARIOS)}") from None
+    return play(sc)

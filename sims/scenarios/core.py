@@ -1,6 +1,7 @@
-"""Running a scenario: the ``Scenario`` record, ``run`` (play, check, expect), ``render``,
+"""Running a scenario: the ``Scenario`` record, ``play`` (play, check, expect), ``render``,
 and the vocabulary scenarios are written in (step labels as the model spells them,
-helpers for expectations). The scenarios themselves are in ``catalogue.py``."""
+helpers for expectations). The scenarios themselves, and ``run`` by name, are in
+``catalogue.py``, which imports this module (never the reverse)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,16 @@ from acp_lifecycle.model.properties import PROPERTIES
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import IDLE, Step, System
 
-from acp_lifecycle.sims.render import action_text, trace_lines
+from acp_lifecycle.sims.traces import action_text, trace_lines
 
-__all__ = ["CHECKED", "Scenario", "ScenarioError", "ScenarioRun", "Trace", "render", "run", "submit", "agent_gets", "insert", "respond", "echo", "client_gets", "resume", "BEGIN", "END"]
+__all__ = [
+    "CHECKED", "Scenario", "ScenarioError", "ScenarioRun", "Trace", "render", "play",
+    # step labels
+    "submit", "agent_gets", "insert", "respond", "echo", "client_gets", "resume", "BEGIN", "END",
+    # helpers for expectations
+    "require", "sent_messages", "step_number", "client_of", "submission_of", "view_entries", "expect_shown_once",
+    "expect_acknowledged", "conversation_message", "idle_updates_sent", "scenario_config",
+]
 
 Trace = list[tuple[System, Step]]
 
@@ -55,9 +63,11 @@ class ScenarioRun:
 CHECKED = tuple(p for p in PROPERTIES if p.kind in ("always", "step") and p.expect == "must_hold")
 
 
-def run(name_or_scenario: str | Scenario) -> ScenarioRun:
-    """Play a scenario's steps on the model, check the properties, then its expectation."""
-    sc = _get(name_or_scenario)
+def play(sc: Scenario) -> ScenarioRun:
+    """Play a scenario's steps on the model, check the properties, then its expectation.
+
+    ``catalogue.run`` plays a scenario by its name.
+    """
     model = Lifecycle(sc.config, sc.rules)
     (state,) = model.init_states()
     _check_properties(sc, 0, None, state, None)
@@ -83,19 +93,6 @@ def render(r: ScenarioRun) -> list[str]:
     """The title, the numbered steps with their JSON-RPC messages, and what was checked."""
     sc = r.scenario
     return [f"{sc.name}: {sc.title}", *trace_lines(r.trace), f"expected: {sc.summary} ... ok"]
-
-
-def _get(name_or_scenario: str | Scenario) -> Scenario:
-    if isinstance(name_or_scenario, Scenario):
-        return name_or_scenario
-    from .catalogue import SCENARIOS
-
-    try:
-        return SCENARIOS[name_or_scenario]
-    except KeyError:
-        raise ScenarioError(
-            f"unknown scenario {name_or_scenario!r}; known: {', '.join(SCENARIOS)}"
-        ) from None
 
 
 def _check_properties(sc: Scenario, n: int, pre: System | None, state: System, step: Step | None) -> None:
@@ -155,17 +152,17 @@ BEGIN = ("AgentBeginWork", "input")
 END = ("AgentEndWork", "end_turn")
 
 
-def _check(cond: object, sentence: str) -> None:
+def require(cond: object, sentence: str) -> None:
     if not cond:
         raise AssertionError(sentence)
 
 
-def _sent(trace: Trace, kind: str) -> list[tuple[int, int, tuple]]:
+def sent_messages(trace: Trace, kind: str) -> list[tuple[int, int, tuple]]:
     """(step number, client, message) for every message of a kind the agent sent."""
     return [(n, c, m) for n, (_, st) in enumerate(trace, 1) for c, m in st.emitted if m[0] == kind]
 
 
-def _step_no(trace: Trace, label: tuple) -> int:
+def step_number(trace: Trace, label: tuple) -> int:
     """The number of the first step with this label."""
     for n, (_, st) in enumerate(trace, 1):
         if st.action == label:
@@ -173,47 +170,47 @@ def _step_no(trace: Trace, label: tuple) -> int:
     raise AssertionError(f"the run has no step {action_text(label)}")
 
 
-def _client(s: System, c: int):
-    _check(c < len(s.clients), f"the run has no client {c}")
+def client_of(s: System, c: int):
+    require(c < len(s.clients), f"the run has no client {c}")
     return s.clients[c]
 
 
-def _sub(s: System, c: int, rid: int):
-    for sub in _client(s, c).subs:
+def submission_of(s: System, c: int, rid: int):
+    for sub in client_of(s, c).subs:
         if sub.rid == rid:
             return sub
     raise AssertionError(f"client {c} has no submission {rid}")
 
 
-def _entries(s: System, c: int, mid: int) -> list[tuple]:
+def view_entries(s: System, c: int, mid: int) -> list[tuple]:
     """Client c's view entries for message mid (a message shown twice has two)."""
-    return [e for e in _client(s, c).view if e[0] == mid]
+    return [e for e in client_of(s, c).view if e[0] == mid]
 
 
-def _shows_once(s: System, c: int, mid: int, content: tuple) -> None:
-    got = _entries(s, c, mid)
-    _check(
+def expect_shown_once(s: System, c: int, mid: int, content: tuple) -> None:
+    got = view_entries(s, c, mid)
+    require(
         len(got) == 1 and got[0][1] == content and not got[0][2],
         f"client {c} should show message {mid} once with content {list(content)}, its view is {s.clients[c].view}",
     )
 
 
-def _acknowledged(s: System, c: int, rid: int, mid: int) -> None:
-    sub = _sub(s, c, rid)
-    _check(
+def expect_acknowledged(s: System, c: int, rid: int, mid: int) -> None:
+    sub = submission_of(s, c, rid)
+    require(
         sub.status == "acknowledged" and sub.mid == mid,
         f"client {c}'s prompt {rid} should be acknowledged as message {mid}, it is {sub.status} with message {sub.mid}",
     )
 
 
-def _msg(s: System, mid: int):
+def conversation_message(s: System, mid: int):
     for m in s.agent.conv:
         if m.mid == mid:
             return m
     raise AssertionError(f"the agent's conversation has no message {mid}")
 
 
-def _idle_msgs(trace: Trace) -> list[tuple]:
+def idle_updates_sent(trace: Trace) -> list[tuple]:
     """The idle state_updates sent, once per step (broadcasts collapsed)."""
     out = []
     for _, st in trace:
@@ -225,7 +222,7 @@ def _idle_msgs(trace: Trace) -> list[tuple]:
     return out
 
 
-def _cfg(name: str, **bounds) -> Config:
+def scenario_config(name: str, **bounds) -> Config:
     """A scenario's bounds: FIFO delivery to clients, no optional exploration the script does not use."""
     for key, value in (("down_latency", True), ("hook", False), ("reserve", False), ("live_only", False), ("chunks", False)):
         bounds.setdefault(key, value)

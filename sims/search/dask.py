@@ -18,6 +18,8 @@ import pickle
 import sys
 from contextlib import contextmanager
 
+from acp_lifecycle.sims.errors import UsageError
+
 __all__ = ["require_dask", "cluster", "cluster_size", "DaskShards"]
 
 
@@ -30,8 +32,6 @@ def require_dask():
     try:
         import distributed
     except ImportError:
-        from acp_lifecycle.sims.cli.common import UsageError
-
         raise UsageError("--dask needs dask.distributed: pip install 'acp-lifecycle[dask]'") from None
     return distributed
 
@@ -61,9 +61,7 @@ def cluster(address: str | None, workers: int):
         try:
             client = distributed.Client(address, timeout="20s")
         except OSError as e:
-            from acp_lifecycle.sims.cli.common import UsageError
-
-            raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
+                raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
         with client:
             yield client
 

@@ -76,7 +76,7 @@ from acp_lifecycle.model.properties import PROPERTIES, Property, step_tags
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import ACTION_KINDS, Step, System, initial_state, successors
 
-__all__ = ["PropertyViolation", "FuzzResult", "make_machine", "fuzz", "shorten", "DRIVE_LIMIT"]
+__all__ = ["PropertyViolation", "FuzzResult", "Record", "ModelMachine", "make_machine", "fuzz", "shorten", "DRIVE_LIMIT"]
 
 #: Steps the teardown takes (first enabled step each time) to reach a terminal state.
 DRIVE_LIMIT = 500
@@ -92,7 +92,7 @@ class PropertyViolation(AssertionError):
 
 
 @dataclass
-class _Record:
+class Record:
     """What every run of one machine class has seen (shared by its instances)."""
 
     states: set = field(default_factory=set)
@@ -146,7 +146,7 @@ class FuzzResult:
 
     def lines(self) -> list[str]:
         """The failing run as numbered steps with their JSON-RPC messages (empty when ok)."""
-        from acp_lifecycle.sims.render import trace_lines  # render imports the exhaustive checker: keep fuzz light
+        from acp_lifecycle.sims.traces import trace_lines
 
         return trace_lines(self.trace, note=f"{self.property}: {self.message}") if self.property else []
 
@@ -161,198 +161,237 @@ def _dispatch(props: list[Property]) -> Callable[[Step], list[Property]]:
     return select
 
 
+class ModelMachine(RuleBasedStateMachine):
+    """A ``RuleBasedStateMachine`` over the model's steps (``Lifecycle(cfg, rules).next_steps``).
+
+    Abstract: ``make_machine(cfg, rules)`` makes the subclass for one configuration and
+    rule set, which sets the class attributes below and adds one ``@invariant`` per
+    ``always`` property. The rules, one per action kind, are added to this class
+    below it (``_action_rule``). The class's ``record`` (a ``Record``) accumulates
+    what all its runs saw.
+    """
+
+    model: Lifecycle
+    #: ids of the must_hold properties of the rule set (the others are only recorded)
+    must: frozenset = frozenset()
+    always: list = []
+    eventually: list = []
+    #: the step and sometimes properties a step carries the tags of, in PROPERTIES order
+    select: Callable[[Step], list[Property]]
+    record: Record
+    progress: Callable[[int], None] | None = None
+    drive_limit: int = DRIVE_LIMIT
+    #: the instance running now: the bundle filter of ClientCancelRequest reads the enabled steps
+    running: ModelMachine | None = None
+
+    requests = Bundle("requests")
+
+    def __init__(self) -> None:
+        super().__init__()
+        ModelMachine.running = self
+        (self.state,) = self.model.init_states()
+        self.trace: list[tuple[System, Step]] = []
+        self.failed = False
+        self.record.states.add(self.state)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.enabled = self.model.next_steps(self.state)
+        by_kind: dict[str, list[Step]] = {}
+        for step in self.enabled:
+            by_kind.setdefault(step.action[0], []).append(step)
+        self.by_kind = by_kind
+        self.labels = {step.action: step for step in self.enabled}
+
+    def _fail(self, p: Property, msg: str) -> None:
+        self.failed = True
+        self.record.failure = (p.id, msg, list(self.trace))
+        raise PropertyViolation(p.id, msg)
+
+    def _violated(self, p: Property, msg: str) -> None:
+        if p.id in self.must:
+            self._fail(p, msg)
+        self.record.limitations.setdefault(p.id, msg)
+
+    def _seen_enough(self, p: Property) -> bool:
+        """A known limitation or open question already observed: no need to look again."""
+        return p.id not in self.must and p.id in self.record.limitations
+
+    def _check_always(self, p: Property) -> None:
+        if not self._seen_enough(p):
+            msg = p.check(self.state)
+            if msg:
+                self._violated(p, msg)
+
+    def _take(self, step: Step) -> None:
+        pre = self.state
+        self.trace.append((pre, step))
+        for p in self.select(step):
+            if p.kind == "step":
+                if not self._seen_enough(p):
+                    msg = p.check(pre, step)
+                    if msg:
+                        self._violated(p, msg)
+            elif p.id not in self.record.sometimes and p.check(pre, step):
+                self.record.sometimes.add(p.id)
+        self.state = step.state
+        self.record.states.add(self.state)
+        self._refresh()
+
+    def _take_kind(self, kind: str, data) -> None:
+        options = self.by_kind[kind]
+        i = data.draw(st.integers(0, len(options) - 1), label=f"{kind} choice") if len(options) > 1 else 0
+        self.record.actions.add(kind)
+        self._take(options[i])
+
+    def teardown(self) -> None:
+        record = self.record
+        record.runs += 1
+        # Hypothesis calls teardown in a ``finally``. A run that is ending
+        # with an exception other than a property violation (an invalid or
+        # overrun draw: Hypothesis abandons it) is not an example.
+        if not self.failed and sys.exc_info()[1] is not None:
+            return
+        try:
+            if not self.failed:
+                self._drive()
+        finally:
+            record.valid += 1
+            if self.failed and not record.first_failure:
+                record.first_failure = record.valid
+            # Runs after the first failure are Hypothesis shrinking it, not examples.
+            if self.progress is not None and record.first_failure in (0, record.valid):
+                self.progress(record.valid)
+
+    def _drive(self) -> None:
+        """Take the first enabled step until none is left; check eventually there."""
+        for _ in range(self.drive_limit):
+            if not self.enabled:
+                break
+            self._take(self.enabled[0])
+            for p in self.always:
+                self._check_always(p)
+        if self.enabled:
+            self.record.unterminated += 1
+            return
+        for p in self.eventually:
+            if not self._seen_enough(p):
+                msg = p.check(self.state)
+                if msg:
+                    self._violated(p, msg + " (no step is left)")
+
+
+def _cancellable(req) -> bool:
+    """The bundle's (client, request id) names a cancel the running machine can take."""
+    return ("ClientCancelRequest", *req) in ModelMachine.running.labels
+
+
+def _action_rule(kind: str):
+    """The ``@rule`` of one action kind: take one of its enabled steps (a drawn index picks which)."""
+
+    # In a terminal state every rule but the cancel is valid and stands
+    # still: Hypothesis goes on drawing steps up to its step count and needs
+    # a valid rule for each. Were one stand-still rule valid there, swarm
+    # testing (which switches a random subset of rules off for a run) would
+    # switch it off in half the runs, and Hypothesis would throw away each
+    # of them after it had run to the end; with every rule valid, it always
+    # keeps one on. (Named functions, not lambdas: Hypothesis describes every
+    # precondition it evaluates, and describing a lambda means reading its source.)
+    def enabled_or_terminal(self) -> bool:
+        return kind in self.by_kind or not self.enabled
+
+    def enabled(self) -> bool:
+        return kind in self.by_kind
+
+    if kind in ("ClientSubmitPrompt", "ClientRetryPrompt"):
+
+        def fire(self, data):
+            if not self.enabled:
+                return multiple()
+            self._take_kind(kind, data)
+            c = self.trace[-1][1].action[1]
+            return (c, self.state.clients[c].subs[-1].rid)
+
+        valid, decorate = precondition(enabled_or_terminal), rule(target=ModelMachine.requests, data=st.data())
+    elif kind == "ClientCancelRequest":
+        # A precondition cannot see which request the bundle will give, so the
+        # draw is filtered against the current state instead (``_cancellable``):
+        # Hypothesis resolves a bundle filter within the one draw (it falls back
+        # to the elements that pass), so no run is thrown away. Every enabled
+        # ("ClientCancelRequest", c, rid) has (c, rid) in the bundle (every
+        # submission and retry is put there), so the precondition guarantees
+        # that some element passes.
+        def fire(self, req):
+            step = self.labels.get(("ClientCancelRequest", *req))
+            # Never fails given the filter; kept so a change to the model's
+            # label shape shows up as discarded runs, not as a crash.
+            hypothesis.assume(step is not None)
+            self.record.actions.add(kind)
+            self._take(step)
+
+        valid, decorate = precondition(enabled), rule(req=ModelMachine.requests.filter(_cancellable))
+    else:
+
+        def fire(self, data):
+            if self.enabled:
+                self._take_kind(kind, data)
+
+        valid, decorate = precondition(enabled_or_terminal), rule(data=st.data())
+    fire.__name__ = fire.__qualname__ = kind
+    return valid(decorate(fire))
+
+
+for _kind in ACTION_KINDS:
+    setattr(ModelMachine, _kind, _action_rule(_kind))
+del _kind
+
+
+def _always_invariant(n: int, p: Property):
+    """The ``@invariant`` checking one ``always`` property after every step."""
+
+    def check(self):
+        self._check_always(p)
+
+    # Hypothesis runs invariants in name order: the number keeps PROPERTIES
+    # order, so a state that breaks two properties names the same one as
+    # the drive (and the explorer's property list) would.
+    check.__name__ = check.__qualname__ = f"always_{n:02d}_{p.id}"
+    return invariant()(check)
+
+
 def make_machine(
     cfg: Config,
     rules: Rules = RFD_RULES,
     *,
     progress: Callable[[int], None] | None = None,
     drive_limit: int = DRIVE_LIMIT,
-) -> type[RuleBasedStateMachine]:
-    """A ``RuleBasedStateMachine`` over the model's steps (``Lifecycle(cfg, rules).next_steps``).
+) -> type[ModelMachine]:
+    """The ``ModelMachine`` of one configuration and rule set, with a fresh ``record``.
 
-    The class's ``record`` (a ``_Record``) accumulates what all its runs saw.
+    >>> from acp_lifecycle.sims.configs import get_suite
+    >>> machine = make_machine(get_suite("tiny").members[0])
+    >>> machine.__name__, machine.record.runs
+    ('Model_tiny', 0)
     """
     # the rules of the rule set only; a SHOULD a lenient agent may skip is not a failure
     props = [p for p in PROPERTIES if p.expectation(rules)]
-    must = {p.id for p in props if p.expectation(rules) == "must_hold"}
     always = [p for p in props if p.kind == "always"]
-    select = _dispatch([p for p in props if p.kind in ("step", "sometimes")])
-    eventually = [p for p in props if p.kind == "eventually"]
-    record = _Record()
-    live: dict = {}  # the machine instance currently running (for the bundle filter)
-    model = Lifecycle(cfg, rules)
-
-    class ModelMachine(RuleBasedStateMachine):
-        requests = Bundle("requests")
-
-        def __init__(self) -> None:
-            super().__init__()
-            live["machine"] = self
-            (self.state,) = model.init_states()
-            self.trace: list[tuple[System, Step]] = []
-            self.failed = False
-            record.states.add(self.state)
-            self._refresh()
-
-        def _refresh(self) -> None:
-            self.enabled = model.next_steps(self.state)
-            by_kind: dict[str, list[Step]] = {}
-            for step in self.enabled:
-                by_kind.setdefault(step.action[0], []).append(step)
-            self.by_kind = by_kind
-            self.labels = {step.action: step for step in self.enabled}
-
-        def _fail(self, p: Property, msg: str) -> None:
-            self.failed = True
-            record.failure = (p.id, msg, list(self.trace))
-            raise PropertyViolation(p.id, msg)
-
-        def _violated(self, p: Property, msg: str) -> None:
-            if p.id in must:
-                self._fail(p, msg)
-            record.limitations.setdefault(p.id, msg)
-
-        def _check_always(self, p: Property) -> None:
-            if p.id not in must and p.id in record.limitations:
-                return  # already observed: no need to look again
-            msg = p.check(self.state)
-            if msg:
-                self._violated(p, msg)
-
-        def _take(self, step: Step) -> None:
-            pre = self.state
-            self.trace.append((pre, step))
-            for p in select(step):
-                if p.kind == "step":
-                    if p.id not in must and p.id in record.limitations:
-                        continue
-                    msg = p.check(pre, step)
-                    if msg:
-                        self._violated(p, msg)
-                elif p.id not in record.sometimes and p.check(pre, step):
-                    record.sometimes.add(p.id)
-            self.state = step.state
-            record.states.add(self.state)
-            self._refresh()
-
-        def _take_kind(self, kind: str, data) -> None:
-            options = self.by_kind[kind]
-            i = data.draw(st.integers(0, len(options) - 1), label=f"{kind} choice") if len(options) > 1 else 0
-            record.actions.add(kind)
-            self._take(options[i])
-
-        def teardown(self) -> None:
-            record.runs += 1
-            # Hypothesis calls teardown in a ``finally``. A run that is ending
-            # with an exception other than a property violation (an invalid or
-            # overrun draw: Hypothesis abandons it) is not an example.
-            if not self.failed and sys.exc_info()[1] is not None:
-                return
-            try:
-                if not self.failed:
-                    self._drive()
-            finally:
-                record.valid += 1
-                if self.failed and not record.first_failure:
-                    record.first_failure = record.valid
-                # Runs after the first failure are Hypothesis shrinking it, not examples.
-                if progress is not None and record.first_failure in (0, record.valid):
-                    progress(record.valid)
-
-        def _drive(self) -> None:
-            """Take the first enabled step until none is left; check eventually there."""
-            for _ in range(drive_limit):
-                if not self.enabled:
-                    break
-                self._take(self.enabled[0])
-                for p in always:
-                    self._check_always(p)
-            if self.enabled:
-                record.unterminated += 1
-                return
-            for p in eventually:
-                if p.id not in must and p.id in record.limitations:
-                    continue
-                msg = p.check(self.state)
-                if msg:
-                    self._violated(p, msg + " (no step is left)")
-
-    def add_rule(kind: str) -> None:
-        # In a terminal state every rule but the cancel is valid and stands
-        # still: Hypothesis goes on drawing steps up to its step count and needs
-        # a valid rule for each. Were one stand-still rule valid there, swarm
-        # testing (which switches a random subset of rules off for a run) would
-        # switch it off in half the runs, and Hypothesis would throw away each
-        # of them after it had run to the end; with every rule valid, it always
-        # keeps one on.
-        def enabled_or_terminal(self) -> bool:
-            return kind in self.by_kind or not self.enabled
-
-        # Named functions, not lambdas: Hypothesis describes every precondition
-        # it evaluates, and describing a lambda means reading its source.
-        valid = precondition(enabled_or_terminal)
-        if kind in ("ClientSubmitPrompt", "ClientRetryPrompt"):
-
-            def fire(self, data):
-                if not self.enabled:
-                    return multiple()
-                self._take_kind(kind, data)
-                c = self.trace[-1][1].action[1]
-                return (c, self.state.clients[c].subs[-1].rid)
-
-            decorate = rule(target=ModelMachine.requests, data=st.data())
-        elif kind == "ClientCancelRequest":
-            # A precondition cannot see which request the bundle will give, so
-            # the draw is filtered against the current state instead: Hypothesis
-            # resolves a bundle filter within the one draw (it falls back to the
-            # elements that pass), so no run is thrown away. Every enabled
-            # ("ClientCancelRequest", c, rid) has (c, rid) in the bundle (every
-            # submission and retry is put there), so the precondition guarantees
-            # that some element passes.
-            def enabled(self) -> bool:
-                return kind in self.by_kind
-
-            valid = precondition(enabled)
-
-            def cancellable(req) -> bool:
-                return ("ClientCancelRequest", *req) in live["machine"].labels
-
-            def fire(self, req):
-                step = self.labels.get(("ClientCancelRequest", *req))
-                # Never fails given the filter above; kept so a change to the
-                # model's label shape shows up as discarded runs, not as a crash.
-                hypothesis.assume(step is not None)
-                record.actions.add(kind)
-                self._take(step)
-
-            decorate = rule(req=ModelMachine.requests.filter(cancellable))
-        else:
-
-            def fire(self, data):
-                if self.enabled:
-                    self._take_kind(kind, data)
-
-            decorate = rule(data=st.data())
-        fire.__name__ = fire.__qualname__ = kind
-        setattr(ModelMachine, kind, valid(decorate(fire)))
-
-    def add_invariant(n: int, p: Property) -> None:
-        def check(self):
-            self._check_always(p)
-
-        # Hypothesis runs invariants in name order: the number keeps PROPERTIES
-        # order, so a state that breaks two properties names the same one as
-        # the drive (and the explorer's property list) would.
-        check.__name__ = check.__qualname__ = f"always_{n:02d}_{p.id}"
-        setattr(ModelMachine, check.__name__, invariant()(check))
-
-    for kind in ACTION_KINDS:
-        add_rule(kind)
+    name = f"Model_{cfg.name.replace('-', '_')}"
+    attributes = {
+        "model": Lifecycle(cfg, rules),
+        "must": frozenset(p.id for p in props if p.expectation(rules) == "must_hold"),
+        "always": always,
+        "eventually": [p for p in props if p.kind == "eventually"],
+        "select": staticmethod(_dispatch([p for p in props if p.kind in ("step", "sometimes")])),
+        "record": Record(),
+        "progress": staticmethod(progress) if progress is not None else None,
+        "drive_limit": drive_limit,
+        "__qualname__": name,
+    }
     for n, p in enumerate(always):
-        add_invariant(n, p)
-    ModelMachine.__name__ = ModelMachine.__qualname__ = f"Model_{cfg.name.replace('-', '_')}"
-    ModelMachine.record = record
-    return ModelMachine
+        check = _always_invariant(n, p)
+        attributes[check.__name__] = check
+    return type(name, (ModelMachine,), attributes)
 
 
 def _replay(labels: list[tuple], cfg: Config, rules: Rules, prop: Property, others: list[Property]):

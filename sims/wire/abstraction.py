@@ -88,60 +88,11 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
     method = msg.get("method")
     params = _obj(msg.get("params"))
     if sender == "client":
-        if isinstance(method, str) and "id" in msg and not _valid_id(msg["id"]):
-            # The model's clients number their requests (2.4.0: a request id is
-            # a string or an integer, never null).
-            return ("invalid", None, "a request id that is neither a string nor an integer")
-        if method == "session/prompt":
-            return ("prompt", _key(msg.get("id")), symbol(_first_text(params.get("prompt"))))
-        if method == "$/cancel_request":
-            return ("cancel_req", _key(params.get("requestId")))
-        if method == "session/cancel":
-            return ("cancel",)
-        if method == "session/close":
-            # 2.4.0: "The Agent MUST cancel any ongoing work related to the session
-            # as if `session/cancel` was called"; what closing adds (background
-            # work stopped, resources freed, nothing more on that connection after
-            # the response) is handled by ``prepare``.
-            return ("cancel",)
-        if method == "session/resume":
-            return ("resume", _key(msg.get("id")), bool(params.get("replayFrom")))
-        if method is None and "id" in msg and request_method in (None,) + BLOCKING_REQUESTS:
-            result = _obj(msg.get("result"))
-            if request_method == "elicitation/create" or (request_method is None and "action" in result):
-                # accept / decline answer the request; "cancel" is the answer to a
-                # cancelled one ("The elicitation was cancelled.")
-                return ("perm_ans", _key(msg.get("id")), "cancelled" if result.get("action") == "cancel" else "selected")
-            if request_method is None and "outcome" not in result:
-                return None
-            outcome = _obj(result.get("outcome")).get("outcome")
-            return ("perm_ans", _key(msg.get("id")), "cancelled" if outcome == "cancelled" else "selected")
-        return None
+        return _client_message(msg, method, params, request_method)
     if sender != "agent":
         return None
     if method is None:
-        if "id" not in msg:
-            return None
-        rid = _key(msg.get("id"))
-        if request_method not in (None, "session/prompt", "session/resume"):
-            return None
-        if isinstance(msg.get("error"), dict):
-            return ("err", rid, msg["error"].get("code"))
-        result = msg.get("result")
-        if not isinstance(result, dict):
-            return None
-        if request_method == "session/prompt" and not isinstance(result.get("messageId"), str) and "stopReason" not in result:
-            # "The agent MUST respond successfully once the user message has
-            # been inserted" with its messageId (a string): the model's agent
-            # never answers a prompt without one.
-            return ("invalid", rid, "a session/prompt success without a string messageId")
-        if "messageId" in result:
-            return ("ok", rid, _key(result["messageId"]))
-        if "stopReason" in result:
-            return ("v1ok", rid, result["stopReason"])
-        if request_method in (None, "session/resume"):
-            return ("resumed", rid)
-        return None
+        return _agent_response(msg, request_method)
     if method in BLOCKING_REQUESTS:
         if method == "elicitation/create" and "sessionId" not in params:
             return None  # request-scoped: "do not themselves change session state"
@@ -150,7 +101,70 @@ def abstract(entry: dict, request_method: str | None = None) -> tuple | None:
         return ("perm_cancel", _key(params.get("requestId")))
     if method != "session/update":
         return None
-    u = params.get("update")
+    return _agent_update(params.get("update"))
+
+
+def _client_message(msg: dict, method, params: dict, request_method: str | None) -> tuple | None:
+    """A client's request, notification or answer to a permission request."""
+    if isinstance(method, str) and "id" in msg and not _valid_id(msg["id"]):
+        # The model's clients number their requests (2.4.0: a request id is
+        # a string or an integer, never null).
+        return ("invalid", None, "a request id that is neither a string nor an integer")
+    if method == "session/prompt":
+        return ("prompt", _key(msg.get("id")), symbol(_first_text(params.get("prompt"))))
+    if method == "$/cancel_request":
+        return ("cancel_req", _key(params.get("requestId")))
+    if method == "session/cancel":
+        return ("cancel",)
+    if method == "session/close":
+        # 2.4.0: "The Agent MUST cancel any ongoing work related to the session
+        # as if `session/cancel` was called"; what closing adds (background
+        # work stopped, resources freed, nothing more on that connection after
+        # the response) is handled by ``prepare``.
+        return ("cancel",)
+    if method == "session/resume":
+        return ("resume", _key(msg.get("id")), bool(params.get("replayFrom")))
+    if method is None and "id" in msg and request_method in (None,) + BLOCKING_REQUESTS:
+        result = _obj(msg.get("result"))
+        if request_method == "elicitation/create" or (request_method is None and "action" in result):
+            # accept / decline answer the request; "cancel" is the answer to a
+            # cancelled one ("The elicitation was cancelled.")
+            return ("perm_ans", _key(msg.get("id")), "cancelled" if result.get("action") == "cancel" else "selected")
+        if request_method is None and "outcome" not in result:
+            return None
+        outcome = _obj(result.get("outcome")).get("outcome")
+        return ("perm_ans", _key(msg.get("id")), "cancelled" if outcome == "cancelled" else "selected")
+    return None
+
+
+def _agent_response(msg: dict, request_method: str | None) -> tuple | None:
+    """The agent's response to a session/prompt or session/resume (others are outside the vocabulary)."""
+    if "id" not in msg:
+        return None
+    rid = _key(msg.get("id"))
+    if request_method not in (None, "session/prompt", "session/resume"):
+        return None
+    if isinstance(msg.get("error"), dict):
+        return ("err", rid, msg["error"].get("code"))
+    result = msg.get("result")
+    if not isinstance(result, dict):
+        return None
+    if request_method == "session/prompt" and not isinstance(result.get("messageId"), str) and "stopReason" not in result:
+        # "The agent MUST respond successfully once the user message has
+        # been inserted" with its messageId (a string): the model's agent
+        # never answers a prompt without one.
+        return ("invalid", rid, "a session/prompt success without a string messageId")
+    if "messageId" in result:
+        return ("ok", rid, _key(result["messageId"]))
+    if "stopReason" in result:
+        return ("v1ok", rid, result["stopReason"])
+    if request_method in (None, "session/resume"):
+        return ("resumed", rid)
+    return None
+
+
+def _agent_update(u) -> tuple | None:
+    """A session/update from the agent, by its kind."""
     if not isinstance(u, dict):
         return None
     kind = u.get("sessionUpdate")
@@ -223,18 +237,11 @@ def _sid_key(sid) -> str:
     return _key(sid)
 
 
-def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
-    """The transcript projected on each session it holds (see the module docstring)."""
-    labels_of: dict[str, set] = {}  # session key -> labels that took part
-    parts: dict[str, Part] = {}
-    requests: dict[tuple, tuple] = {}  # (label, sender, id key) -> (method, session key or None)
-    skipped = 0
-    raw: list[int] = []
-    stray: list[int] = []
-    initialized = set()
-    # session/new: the session is named by its response, which may come after
-    # updates for it ("Updates may arrive before or after this response").
-    created: dict[tuple, object] = {}  # (label, id key) -> sessionId
+def _created_sessions(entries: list[tuple[int, dict]]) -> dict[tuple, object]:
+    """(label, id key) of each session/new -> the sessionId its response names. A look-ahead:
+    the session is named by its response, which may come after updates for it ("Updates may
+    arrive before or after this response")."""
+    created: dict[tuple, object] = {}
     pending_new: dict[tuple, int] = {}
     for n, e in entries:
         msg = e.get("msg")
@@ -252,6 +259,19 @@ def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
             if sid is not None:
                 created[k] = sid
             del pending_new[k]
+    return created
+
+
+def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
+    """The transcript projected on each session it holds (see the module docstring)."""
+    labels_of: dict[str, set] = {}  # session key -> labels that took part
+    parts: dict[str, Part] = {}
+    requests: dict[tuple, tuple] = {}  # (label, sender, id key) -> (method, session key or None)
+    skipped = 0
+    raw: list[int] = []
+    stray: list[int] = []
+    initialized = set()
+    created = _created_sessions(entries)
 
     def part(sid) -> Part:
         key = _sid_key(sid)
@@ -278,10 +298,7 @@ def split_sessions(entries: list[tuple[int, dict]]) -> Sessions:
         method = msg.get("method")
         params = _obj(msg.get("params"))
         key = None
-        try:
-            idk = _key(msg["id"]) if "id" in msg else None
-        except (TypeError, ValueError):
-            idk = None
+        idk = _id_key(msg)
         if isinstance(method, str):
             if method == "initialize":
                 initialized.add(lab)
@@ -386,20 +403,11 @@ def _is_start(replay_from) -> bool:
     return replay_from is None or (isinstance(replay_from, dict) and replay_from.get("type") == "start")
 
 
-def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(), creator: str | None = None,
-            spec: str = "rfd") -> Prepared:
-    """One session's lines in the model's vocabulary.
+def _connections(entries) -> tuple[list[str], int, dict[str, tuple[int, int]], dict[int, str]]:
+    """(labels in order of appearance, clients, label -> (client, epoch), client -> its first label).
 
-    ``initialized``: labels whose ``initialize`` is in the log (their sessions
-    are exactly those they created or resumed); ``creator``: the label whose
-    ``session/new`` created this session. A client is attached when the model
-    starts unless its first line is its own ``session/resume``, or the session
-    was created in the log and the client's first connection was initialized in
-    the log but did not create it: such a client joins by resume
-    (``Prepared.late``). ``spec``: the rule set's text; under "rfd+2.4.0"
-    an empty prompt is a line no model client sends ("Clients MUST NOT send
-    an empty array."; the RFD does not say).
-    """
+    Labels ``cN`` and ``cN.k`` are client N's connections, in order; any other label is a
+    client of its own, numbered after them."""
     labels = []
     for _, e in entries:
         lab = str(e.get("conn"))
@@ -423,20 +431,27 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
         conn_of[lab] = (c, per_client.get(c, 0))
         per_client[c] = per_client.get(c, 0) + 1
         first_label.setdefault(c, lab)
+    return labels, len(index), conn_of, first_label
 
-    # Look-ahead: which requests are answered with an error (a resume rejected
-    # before it attached anything), and which tool calls are background work.
+
+def _id_key(msg: dict):
+    try:
+        return _key(msg["id"]) if "id" in msg else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _look_ahead(entries) -> tuple[dict[tuple, int], set[str]]:
+    """What a line cannot tell before later lines show it: which requests are answered with an
+    error ((label, requester, id key) -> code: a resume rejected before it attached anything),
+    and which tool calls are background work (listed in a state_update's ``background``)."""
     errors: dict[tuple, int] = {}
     background: set[str] = set()
     for _, e in entries:
         msg = e.get("msg")
         if not isinstance(msg, dict):
             continue
-        lab, sender = str(e.get("conn")), e.get("from")
-        try:
-            idk = _key(msg["id"]) if "id" in msg else None
-        except (TypeError, ValueError):
-            idk = None
+        idk = _id_key(msg)
         if isinstance(msg.get("method"), str):
             u = _obj(_obj(msg.get("params")).get("update"))
             if u.get("sessionUpdate") == "state_update" and isinstance(u.get("background"), list):
@@ -444,26 +459,194 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
                     if isinstance(item, dict) and item.get("type") == "tool_call" and "toolCallId" in item:
                         background.add(_key(item["toolCallId"]))
         elif idk is not None and isinstance(msg.get("error"), dict):
-            other = "agent" if sender == "client" else "client"
-            errors.setdefault((lab, other, idk), msg["error"].get("code"))
+            other = "agent" if e.get("from") == "client" else "client"
+            errors.setdefault((str(e.get("conn")), other, idk), msg["error"].get("code"))
+    return errors, background
 
+
+def _resumes(e: dict) -> bool:
+    return e.get("from") == "client" and _obj(e.get("msg")).get("method") == "session/resume"
+
+
+def _late(entries, first_label: dict[int, str], initialized: frozenset, creator: str | None) -> set[int]:
+    """The clients that join by resume (``Prepared.late``; see ``prepare``)."""
     late = set()
     for c, lab in first_label.items():
         first = next(e for _, e in entries if str(e.get("conn")) == lab)
-        own_resume = first.get("from") == "client" and _obj(first.get("msg")).get("method") == "session/resume"
-        if own_resume or (creator is not None and lab in initialized and lab != creator):
+        if _resumes(first) or (creator is not None and lab in initialized and lab != creator):
             late.add(c)
+    return late
 
-    pending: dict[tuple, str] = {}  # (label, sender, id key) -> method
-    out: list[Line] = []
-    skipped = 0
-    opened: set[str] = set()  # labels attached to the session (so far as the log shows)
-    closed_at: set[str] = set()  # labels whose session/close was answered
-    replaying: set[str] = set()  # labels between a resume with replayFrom and its snapshot
-    streaming: dict[str, set] = {}  # label -> messageIds whose chunked stream has begun there
-    told: dict[str, tuple] = {}  # label -> the last state_update kept there
-    resumers = {str(e.get("conn")) for _, e in entries
-                if e.get("from") == "client" and _obj(e.get("msg")).get("method") == "session/resume"}
+
+#: A client line handler's answer: set the line aside (it is counted as skipped)
+_SKIP = "skip"
+
+
+class _Walk:
+    """The pass over one session's lines, in order: what each connection has opened, closed,
+    is replaying or streaming, and was last told. ``entry`` turns one line into a ``Line``
+    (or sets it aside); the per-method table ``_CLIENT`` and the per-kind table ``_AGENT``
+    hold the rules that depend on what a line is."""
+
+    def __init__(self, conn_of, errors, background, opened: set, spec: str) -> None:
+        self.conn_of, self.errors, self.background, self.spec = conn_of, errors, background, spec
+        self.pending: dict[tuple, str] = {}  # (label, sender, id key) -> method
+        self.out: list[Line] = []
+        self.skipped = 0
+        self.opened = opened  # labels attached to the session (so far as the log shows)
+        self.closed_at: set[str] = set()  # labels whose session/close was answered
+        self.replaying: set[str] = set()  # labels between a resume with replayFrom and its snapshot
+        self.streaming: dict[str, set] = {}  # label -> messageIds whose chunked stream has begun there
+        self.told: dict[str, tuple] = {}  # label -> the last state_update kept there
+
+    def entry(self, n: int, e: dict) -> None:
+        lab = str(e.get("conn"))
+        c, ep = self.conn_of[lab]
+        if e.get("event") == "closed":
+            self.out.append(Line(n, lab, c, ep, "event", ("closed",)))
+            self.replaying.discard(lab)
+            return
+        msg, sender = e.get("msg"), e.get("from")
+        request_method, idk = None, None
+        if isinstance(msg, dict):
+            idk = _id_key(msg)
+            if isinstance(msg.get("method"), str) and idk is not None:
+                self.pending[(lab, sender, idk)] = msg["method"]
+            elif msg.get("method") is None and idk is not None:
+                request_method = self.pending.get((lab, "agent" if sender == "client" else "client", idk))
+        m = _obj(msg)
+        method = m.get("method")
+        early = self._agent_set_aside(lab, sender, method, request_method) if sender == "agent" else None
+        if early is None and sender == "client" and method in _CLIENT:
+            early = _CLIENT[method](self, lab, m, idk)
+        if early == _SKIP or (early is None and request_method == "_rejected_resume"):
+            self.skipped += 1
+            return
+        if early is not None:
+            self.out.append(Line(n, lab, c, ep, sender, early))
+            return
+        if sender == "agent" and request_method == "session/close" and "result" in m:
+            self.closed_at.add(lab)
+        try:
+            a = abstract(e, request_method)
+        except (AttributeError, TypeError, ValueError):
+            a = ("malformed",)
+        if a is None or (sender == "agent" and a[0] in _AGENT and not _AGENT[a[0]](self, lab, m, a)):
+            self.skipped += 1
+            return
+        self.out.append(Line(n, lab, c, ep, sender, a))
+
+    def _agent_set_aside(self, lab: str, sender: str, method, request_method) -> tuple | None:
+        if lab not in self.opened and not (method is None and request_method is not None):
+            # The agent sends nothing for a session to a connection that neither
+            # created nor resumed it ("updates_only_for_opened_sessions"): no model
+            # step sends to a client that is not attached, whatever the message.
+            return ("unopened",)
+        if lab in self.closed_at and isinstance(method, str):
+            # 2.4.0: "After the close response, the Agent sends no other messages
+            # for the session on that connection." (Responses still answer their
+            # requests: "Prompt responses need not precede the close response.")
+            return ("after_close",)
+        return None
+
+    # -- client requests, by method ---------------------------------------------------------
+
+    def _client_resume(self, lab: str, m: dict, idk):
+        cursor = _obj(m.get("params")).get("replayFrom")
+        if not _is_start(cursor) and self.errors.get((lab, "client", idk)) == -32602:
+            # A cursor the model's clients never ask for, rejected as 2.4.0
+            # requires: nothing happened to the session. Its response is
+            # set aside too (an error to a request set aside).
+            self.pending[(lab, "client", idk)] = "_rejected_resume"
+            return _SKIP
+        self.opened.add(lab)
+        self.streaming.pop(lab, None)
+        self.told.pop(lab, None)
+        if cursor is not None:
+            self.replaying.add(lab)
+        return None
+
+    def _client_prompt(self, lab: str, m: dict, idk):
+        if self.spec == "rfd+2.4.0" and _obj(m.get("params")).get("prompt") == []:
+            return ("invalid", idk, "an empty prompt (2.4.0: \"Clients MUST NOT send an empty array.\")")
+        return None
+
+    # -- agent messages, by the kind of their abstraction: keep (True) or set aside ----------
+
+    def _agent_tool(self, lab: str, m: dict, a: tuple) -> bool:
+        if a[1] in self.background:
+            # Background work is outside the model's vocabulary: a tool call the
+            # agent lists in a `background` list is not foreground work, and its
+            # updates, before and after the listing, are judged by the monitor's
+            # background rules only ("Background activity can continue and emit
+            # other session/update notifications while idle").
+            return False
+        # History: a resume with replayFrom replays "all retained conversation
+        # history" before its snapshot, tool calls of ended work included
+        # (docs/transcripts.md); the model replays user messages only.
+        return lab not in self.replaying
+
+    def _agent_state(self, lab: str, m: dict, a: tuple) -> bool:
+        self.replaying.discard(lab)
+        u = _obj(_obj(m.get("params")).get("update"))
+        if "background" in u and self.told.get(lab) == a:
+            # A repeated snapshot that carries an updated background list:
+            # "A repeated state may carry updated information without another
+            # state transition." The update it carries is outside the model's
+            # vocabulary; the state, stop reason and error repeat what this
+            # connection was last told, so no participant of the model could
+            # read anything new in it.
+            return False
+        self.told[lab] = a
+        return True
+
+    def _agent_chunk(self, lab: str, m: dict, a: tuple) -> bool:
+        seen = self.streaming.setdefault(lab, set())
+        if a[1] in seen:
+            # The same message streamed on: the model streams one chunk per
+            # message (docs/model.md, section 4, abstraction 1: content is one
+            # symbol, and every chunk rule is about whether content is appended
+            # or replaced, which the first chunk already shows).
+            return False
+        seen.add(a[1])
+        return True
+
+    def _agent_user_message(self, lab: str, m: dict, a: tuple) -> bool:
+        self.streaming.get(lab, set()).discard(a[1])  # a user_message starts the content again
+        return True
+
+    def _agent_resumed(self, lab: str, m: dict, a: tuple) -> bool:
+        self.replaying.discard(lab)
+        return True
+
+
+_CLIENT = {"session/resume": _Walk._client_resume, "session/prompt": _Walk._client_prompt}
+_AGENT = {"tool": _Walk._agent_tool, "state": _Walk._agent_state, "chunk": _Walk._agent_chunk,
+          "um": _Walk._agent_user_message, "resumed": _Walk._agent_resumed}
+
+
+def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(), creator: str | None = None,
+            spec: str = "rfd") -> Prepared:
+    """One session's lines in the model's vocabulary.
+
+    ``initialized``: labels whose ``initialize`` is in the log (their sessions
+    are exactly those they created or resumed); ``creator``: the label whose
+    ``session/new`` created this session. A client is attached when the model
+    starts unless its first line is its own ``session/resume``, or the session
+    was created in the log and the client's first connection was initialized in
+    the log but did not create it: such a client joins by resume
+    (``Prepared.late``). ``spec``: the rule set's text; under "rfd+2.4.0"
+    an empty prompt is a line no model client sends ("Clients MUST NOT send
+    an empty array."; the RFD does not say).
+
+    Two passes: ``_look_ahead`` reads what later lines tell (errors, background
+    work), then ``_Walk`` turns each line into a ``Line`` or sets it aside.
+    """
+    labels, clients, conn_of, first_label = _connections(entries)
+    errors, background = _look_ahead(entries)
+    late = _late(entries, first_label, initialized, creator)
+    resumers = {str(e.get("conn")) for _, e in entries if _resumes(e)}
+    opened = set()
     for lab in labels:
         c, ep = conn_of[lab]
         if lab in initialized and lab != creator and lab not in resumers:
@@ -472,111 +655,7 @@ def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(
             continue
         if not (c in late and ep == 0):
             opened.add(lab)
+    walk = _Walk(conn_of, errors, background, opened, spec)
     for n, e in entries:
-        lab = str(e.get("conn"))
-        c, ep = conn_of[lab]
-        if e.get("event") == "closed":
-            out.append(Line(n, lab, c, ep, "event", ("closed",)))
-            replaying.discard(lab)
-            continue
-        msg, sender = e.get("msg"), e.get("from")
-        request_method = None
-        idk = None
-        if isinstance(msg, dict):
-            try:
-                idk = _key(msg["id"]) if "id" in msg else None
-            except (TypeError, ValueError):
-                idk = None
-            if isinstance(msg.get("method"), str) and idk is not None:
-                pending[(lab, sender, idk)] = msg["method"]
-            elif msg.get("method") is None and idk is not None:
-                other = "agent" if sender == "client" else "client"
-                request_method = pending.get((lab, other, idk))
-        m = _obj(msg)
-        method = m.get("method")
-        if sender == "agent" and lab not in opened and not (method is None and request_method is not None):
-            # The agent sends nothing for a session to a connection that neither
-            # created nor resumed it ("updates_only_for_opened_sessions"): no model
-            # step sends to a client that is not attached, whatever the message.
-            out.append(Line(n, lab, c, ep, sender, ("unopened",)))
-            continue
-        if sender == "agent" and lab in closed_at and isinstance(method, str):
-            # 2.4.0: "After the close response, the Agent sends no other messages
-            # for the session on that connection." (Responses still answer their
-            # requests: "Prompt responses need not precede the close response.")
-            out.append(Line(n, lab, c, ep, sender, ("after_close",)))
-            continue
-        if sender == "client" and method == "session/resume":
-            cursor = _obj(m.get("params")).get("replayFrom")
-            if not _is_start(cursor) and errors.get((lab, "client", idk)) == -32602:
-                # A cursor the model's clients never ask for, rejected as 2.4.0
-                # requires: nothing happened to the session. Its response is
-                # skipped below (an error to a request set aside).
-                pending[(lab, sender, idk)] = "_rejected_resume"
-                skipped += 1
-                continue
-            opened.add(lab)
-            streaming.pop(lab, None)
-            told.pop(lab, None)
-            if cursor is not None:
-                replaying.add(lab)
-        if (spec == "rfd+2.4.0" and sender == "client" and method == "session/prompt"
-                and _obj(m.get("params")).get("prompt") == []):
-            out.append(Line(n, lab, c, ep, sender, ("invalid", idk, "an empty prompt (2.4.0: \"Clients MUST NOT send an empty array.\")")))
-            continue
-        if request_method == "_rejected_resume":
-            skipped += 1
-            continue
-        if sender == "agent" and request_method == "session/close" and "result" in m:
-            closed_at.add(lab)
-        try:
-            a = abstract(e, request_method)
-        except (AttributeError, TypeError, ValueError):
-            a = ("malformed",)
-        if a is None:
-            skipped += 1
-            continue
-        if sender == "agent":
-            if a[0] == "tool" and a[1] in background:
-                # Background work is outside the model's vocabulary: a tool call the
-                # agent lists in a `background` list is not foreground work, and its
-                # updates, before and after the listing, are judged by the monitor's
-                # background rules only ("Background activity can continue and emit
-                # other session/update notifications while idle").
-                skipped += 1
-                continue
-            if a[0] == "tool" and lab in replaying:
-                # History: a resume with replayFrom replays "all retained conversation
-                # history" before its snapshot, tool calls of ended work included
-                # (docs/transcripts.md); the model replays user messages only.
-                skipped += 1
-                continue
-            if a[0] == "state":
-                replaying.discard(lab)
-                u = _obj(_obj(m.get("params")).get("update"))
-                if "background" in u and told.get(lab) == a:
-                    # A repeated snapshot that carries an updated background list:
-                    # "A repeated state may carry updated information without another
-                    # state transition." The update it carries is outside the model's
-                    # vocabulary; the state, stop reason and error repeat what this
-                    # connection was last told, so no participant of the model could
-                    # read anything new in it.
-                    skipped += 1
-                    continue
-                told[lab] = a
-            if a[0] == "chunk":
-                seen = streaming.setdefault(lab, set())
-                if a[1] in seen:
-                    # The same message streamed on: the model streams one chunk per
-                    # message (docs/model.md, section 4, abstraction 1: content is one
-                    # symbol, and every chunk rule is about whether content is appended
-                    # or replaced, which the first chunk already shows).
-                    skipped += 1
-                    continue
-                seen.add(a[1])
-            elif a[0] == "um":
-                streaming.get(lab, set()).discard(a[1])  # a user_message starts the content again
-            elif a[0] == "resumed":
-                replaying.discard(lab)
-        out.append(Line(n, lab, c, ep, sender, a))
-    return Prepared(out, len(index) or 1, skipped, frozenset(late), retention(out))
+        walk.entry(n, e)
+    return Prepared(walk.out, clients or 1, walk.skipped, frozenset(late), retention(walk.out))

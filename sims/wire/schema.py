@@ -59,8 +59,9 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from .schema_shapes import open_enum, tagged_union
 from .schema_source import (
-    _PULL,
+    PULL_HINT,
     PACKAGE,
     PACKAGE_INTEGRITY,
     SCHEMA_INTEGRITY,
@@ -68,7 +69,7 @@ from .schema_source import (
     VERSION,
     VERSIONS,
     SchemaError,
-    _cache_problem,  # noqa: F401 - re-exported (tests/conftest.py)
+    cache_problem,  # noqa: F401 - re-exported (tests/conftest.py)
     cache_path,
     locate,
     pull,
@@ -101,75 +102,6 @@ _URI = "urn:acp-lifecycle:acp-v2-schema"
 # Preparing the schema: absolute $refs, tagged unions dispatched on their tag
 
 
-def _branch_tag(branch) -> tuple[str, str, object] | None:
-    """("const", tag, value) / ("other", tag, None) / ("none", tag, None) for a
-    branch of a tagged union as the schema generator writes them, else None."""
-    if not isinstance(branch, dict) or branch.get("type") != "object":
-        return None
-    props = branch.get("properties")
-    if not isinstance(props, dict) or len(props) != 1:
-        return None
-    (tag, spec), = props.items()
-    if not isinstance(spec, dict):
-        return None
-    spec = {k: v for k, v in spec.items() if k != "description"}
-    required = branch.get("required")
-    if "const" in spec and spec.get("type") == "string" and required == [tag]:
-        return ("const", tag, spec["const"])
-    if branch.get("title") == "other" and spec == {"type": "string"} and required == [tag]:
-        return ("other", tag, None)
-    if branch.get("title") == "none" and spec == {"type": "null"} and not required:
-        return ("none", tag, None)
-    return None
-
-
-def _tagged_union(branches: list) -> dict | None:
-    """The dispatch table of a tagged ``anyOf`` (None if it is not one)."""
-    kinds = [_branch_tag(b) for b in branches]
-    if not kinds or any(k is None for k in kinds):
-        return None
-    tags = {k[1] for k in kinds}
-    consts = [k[2] for k in kinds if k[0] == "const"]
-    if len(tags) != 1 or not consts or len(set(consts)) != len(consts):
-        return None
-    tag = tags.pop()
-    table: dict = {"tag": tag, "cases": {}, "other": None, "none": None}
-    for i, k in enumerate(kinds):
-        if k[0] == "const":
-            table["cases"][k[2]] = i
-        elif table[k[0]] is not None:
-            return None
-        else:
-            table[k[0]] = i
-    other = table["other"]
-    if other is not None:
-        # "other" is the catch-all: valid iff the tag is a string none of the
-        # cases names. Dispatch already established that; the rest must be
-        # exactly what the generator writes, or the rewrite would not be exact.
-        rest = {k: v for k, v in branches[other].items() if k not in ("title", "type", "properties", "required", "not", "description")}
-        if rest not in ({}, {"additionalProperties": True}):
-            return None
-        excluded = branches[other].get("not", {}).get("anyOf")
-        if not isinstance(excluded, list) or {k[2] for k in map(_branch_tag, excluded) if k and k[0] == "const"} != set(consts):
-            return None
-    return table
-
-
-def _open_enum(branches: list) -> tuple[str, ...] | None:
-    """The listed values of a string enum with an ``other`` branch, else None."""
-    values, other = [], False
-    for b in branches:
-        if not isinstance(b, dict) or b.get("type") != "string":
-            return None
-        if "const" in b:
-            values.append(b["const"])
-        elif b.get("title") == "other" and set(b) - {"description"} == {"title", "type"}:
-            other = True
-        else:
-            return None
-    return tuple(values) if other and values else None
-
-
 def _prepare(node):
     """A copy of the schema with absolute ``$ref``s, ``x-acp-tagged`` in place of
     tagged ``anyOf``s and ``x-acp-open-enum`` beside open string enums."""
@@ -185,7 +117,7 @@ def _prepare(node):
             out[k] = _prepare(v)
     branches = node.get("anyOf")
     if isinstance(branches, list):
-        table = _tagged_union(branches)
+        table = tagged_union(branches)
         if table is not None:
             prepared = out.pop("anyOf")
             if table["other"] is not None:
@@ -194,7 +126,7 @@ def _prepare(node):
             table["listed"] = tuple(table["cases"])
             out["x-acp-tagged"] = table
         else:
-            values = _open_enum(branches)
+            values = open_enum(branches)
             if values is not None:
                 out["x-acp-open-enum"] = values
     return out
@@ -287,7 +219,7 @@ class Validator:
         except (ValueError, RecursionError) as e:
             raise SchemaError(f"schema {self.path}: not JSON ({e})") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("$defs"), dict):
-            raise SchemaError(f"schema {self.path}: not an ACP JSON schema (no $defs); {_PULL} or pass the v2 schema.json")
+            raise SchemaError(f"schema {self.path}: not an ACP JSON schema (no $defs); {PULL_HINT} or pass the v2 schema.json")
         #: True when this is byte for byte the pinned 2.4.0 file (v2 or v1).
         self.pinned = sri(raw) in (SCHEMA_INTEGRITY, SCHEMA_V1_INTEGRITY)
         #: "v1" for the v1 schema (it has session/load and no state_update), else "v2".
@@ -309,7 +241,7 @@ class Validator:
             self._methods = self._method_tables()
         except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:  # JSON, but not shaped as the v2 schema
             raise SchemaError(f"schema {self.path}: not an ACP v2 schema ({type(e).__name__}: {e}); "
-                              f"{_PULL} or pass the v2 schema.json") from None
+                              f"{PULL_HINT} or pass the v2 schema.json") from None
 
     # -- method tables ------------------------------------------------------
 
@@ -320,7 +252,7 @@ class Validator:
         for name, side, kind in _ENVELOPES:
             env = self.defs.get(name)
             if env is None:
-                raise SchemaError(f"schema {self.path}: no $defs/{name}; not an ACP schema ({_PULL} or pass the v2 schema.json)")
+                raise SchemaError(f"schema {self.path}: no $defs/{name}; not an ACP schema ({PULL_HINT} or pass the v2 schema.json)")
             holder = env["properties"]["params"] if kind != "response" else env["anyOf"][0]["properties"]["result"]
             for ref in _refs(holder):
                 method = self.defs.get(ref, {}).get("x-method")

@@ -39,7 +39,7 @@ findings, slower).
 
 from __future__ import annotations
 
-from .schema import _open_enum, _tagged_union  # schema.py imports this module on first use
+from .schema_shapes import open_enum, tagged_union
 
 try:  # a compiled wheel: absent on a platform without one, the slow path does the work
     import jsonschema_rs
@@ -82,8 +82,8 @@ def _strict(node):
     extra = []
     branches = node.get("anyOf")
     if isinstance(branches, list):
-        table = _tagged_union(branches)
-        values = None if table is not None else _open_enum(branches)
+        table = tagged_union(branches)
+        values = None if table is not None else open_enum(branches)
         if table is not None:
             # the branch the tag names is the one valid branch: strict branches, the same anyOf
             other = table["other"]

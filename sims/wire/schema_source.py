@@ -40,6 +40,8 @@ __all__ = [
     "locate",
     "pull",
     "sri",
+    "cache_problem",
+    "PULL_HINT",
 ]
 
 PACKAGE = "@agentclientprotocol/sdk"
@@ -64,7 +66,8 @@ def _pin(version: str) -> tuple[str, str, str]:
         return MEMBER_V1, SCHEMA_V1_INTEGRITY, "schema.v1.json"
     raise ValueError(f"schema version must be v1 or v2, not {version!r}")
 
-_PULL = "run `acp-lifecycle schema pull`"
+#: How to get the pinned schema, said at the end of each error about it
+PULL_HINT = "run `acp-lifecycle schema pull`"
 _NPM_TIMEOUT = 300
 _NETWORK_CODES = (
     "ECONNREFUSED",
@@ -107,7 +110,7 @@ def cache_path(cache_dir: str | os.PathLike | None = None, version: str = "v2") 
     return root / "acp-lifecycle" / f"sdk-{VERSION}" / name
 
 
-def _cache_problem(path: Path, version: str = "v2") -> str | None:
+def cache_problem(path: Path, version: str = "v2") -> str | None:
     """Why the cached copy at ``path`` is not the pinned file (None: it is)."""
     try:
         data = path.read_bytes()
@@ -135,7 +138,7 @@ def pull(cache_dir: str | os.PathLike | None = None, version: str = "v2") -> Pat
     from it, written atomically.
     """
     target = cache_path(cache_dir, version)
-    if target.is_file() and _cache_problem(target, version) is None:
+    if target.is_file() and cache_problem(target, version) is None:
         return target
     data = _fetch_schema(version)
     try:
@@ -274,8 +277,8 @@ def locate(path: str | os.PathLike | None = None, cache_dir: str | os.PathLike |
         return p
     cached = cache_path(cache_dir, version)
     if cached.is_file():
-        problem = _cache_problem(cached, version)
+        problem = cache_problem(cached, version)
         if problem:
-            raise SchemaError(f"the cached schema {cached} {problem}: {_PULL} to fetch it again")
+            raise SchemaError(f"the cached schema {cached} {problem}: {PULL_HINT} to fetch it again")
         return cached
-    raise SchemaError(f"no {version} schema: {_PULL} or pass --schema PATH")
+    raise SchemaError(f"no {version} schema: {PULL_HINT} or pass --schema PATH")
