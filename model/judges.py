@@ -433,36 +433,46 @@ class _Echo(NamedTuple):
     attached: bool = True  # the connection is in the session (a new session's clients are)
     owed: tuple = ()  # IDs of messages inserted while attached and not reported here yet
     known: tuple = ()  # IDs reported here or owed here already
+    pending: int = 0  # prompts of the other connections not answered yet
+    #: at most this many of them were sent before this connection attached (-1: unknown, for a
+    #: connection that joined the session later and did not see what the others sent before)
+    before: int = 0
 
 
 def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
     """A message inserted while the connection is in the session is reported on it by
     user_message(_chunk), unless the connection goes. Insertion shows as the success that
-    carries its ID, or as its first live report, on any connection."""
+    carries its ID: on this connection, or on another for a prompt that reached the agent
+    while this connection was in the session (insertion follows receipt). A prompt sent
+    before this connection attached may have been inserted before it too: its message is
+    not owed here, and nor is one whose live report merely arrives later."""
     k = type(rec)
     if k is UserMessage or k is UserChunk:
         mid = rec.message_id
-        if mine:
-            if mid in t.known and mid not in t.owed:
-                return t, ""
+        if mine and not (mid in t.known and mid not in t.owed):
             return t._replace(owed=tuple(m for m in t.owed if m != mid), known=_with(t.known, mid)), ""
-        if rec.replay:
+        return t, ""
+    if not mine and k is Request:
+        if rec.asker == "client" and rec.method == "session/prompt":
+            return t._replace(pending=t.pending + 1), ""
+        return t, ""
+    if not mine and (k is PromptResult or k is PromptError):
+        pending = max(0, t.pending - 1)
+        # the answered prompt may be one sent before this connection attached, unless none was
+        sure = t.before == 0
+        t = t._replace(pending=pending, before=min(t.before, pending))
+        if k is PromptError or not sure:
             return t, ""
-    elif k is PromptResult:
+    if k is PromptResult:
         mid = rec.message_id
-        if mid is None or mid == 0:
+        if mid is None or mid == 0 or not t.attached or mid in t.known:
             return t, ""
-    elif mine and k is Closed:
+        return t._replace(owed=_with(t.owed, mid), known=_with(t.known, mid)), ""
+    if mine and (k is Closed or k is ResumeRequest):  # in the session again only once a resume succeeds
         return t._replace(attached=False, owed=()), ""
-    elif mine and k is ResumeRequest:  # in the session again only once the resume succeeds
-        return t._replace(attached=False, owed=()), ""
-    elif mine and k is ResumeResult:
-        return (t._replace(attached=True) if rec.ok else t), ""
-    else:
-        return t, ""
-    if not t.attached or mid in t.known:
-        return t, ""
-    return t._replace(owed=_with(t.owed, mid), known=_with(t.known, mid)), ""
+    if mine and k is ResumeResult and rec.ok:
+        return t._replace(attached=True, before=t.pending if t.before >= 0 else -1), ""
+    return t, ""
 
 
 def _owes_echoes(t: _Echo) -> list:
@@ -561,9 +571,10 @@ JUDGES: dict[str, Judge] = {
               "when it was inserted, unless that connection goes",
               ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
                "RFD-INSERT-LOCAL-COMMAND", "RFD-FAIL-NO-UNDO"),
-              (PromptResult, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed), None, (),
-              ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
-              step=_every_inserted_message_echoed, rename=_rename_echo, owes=_owes_echoes),
+              (PromptResult, PromptError, Request, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed),
+              None, (), ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
+              step=_every_inserted_message_echoed, rename=_rename_echo, owes=_owes_echoes,
+              join=lambda t: _Echo(before=-1)),
         Judge("cancelled_work_ends_cancelled", "MUST", "rfd",
               "work in progress when session/cancel arrives (on any connection) ends idle with stopReason cancelled, "
               "even when aborting raises",
