@@ -144,3 +144,26 @@ def test_a_judged_property_reads_the_messages_not_the_bookkeeping():
     _, found = observe(s.seen, events_of_step(s, forged))
     forged = forged._replace(found=found)
     assert BY_ID["success_carries_message_id"].check(s, forged)
+
+
+def test_a_connection_that_resumes_after_an_insertion_is_not_owed_its_live_echo():
+    """wide-lost-response: client 0 resumes without replay after client 1's prompt was inserted;
+    the echo to client 1 comes after client 0 is back. Client 0 was not in the session at
+    insertion, so nothing is owed to it (the judge once took the late live echo as evidence)."""
+    from acp_lifecycle.model.config import RFD_RULES, Config
+    from acp_lifecycle.model.system import initial_state, successors
+    from acp_lifecycle.sims.wire.transcript import export, check_transcript
+
+    cfg = Config(clients=2, resumes=1, losses=1, reserve=False, live_only=False, chunks=False, hook=False,
+                 down_latency=False)
+    labels = [("ConnectionLost", 0), ("ClientResume", 0, "no-replay"), ("ClientSubmitPrompt", 1, "a"),
+              ("AgentReceive", 1, "prompt"), ("AgentInsert", 0, "retained"), ("AgentRespond", 0),
+              ("AgentBeginWork", "input"), ("AgentEndWork", "end_turn"), ("AgentResume", 0, "none", "no-snapshot"),
+              ("AgentEcho", 1, "whole")]
+    s, trace = initial_state(cfg), []
+    for label in labels:
+        step = next(x for x in successors(s, cfg, RFD_RULES) if x.action == label)
+        trace.append((s, step))
+        s = step.state
+    assert not [f for f in check_transcript(list(enumerate(export(trace), 1)), partial=False)
+                if f.property == "every_inserted_message_echoed"]
