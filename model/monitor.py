@@ -141,6 +141,7 @@ class Monitor:
         self.validator = validator
         self.findings: list[Finding] = []
         self.conns: dict[str, _Conn] = {}
+        self._by_session: dict = {}  # session key -> {connection label: connection} (``_view``)
         self.sessions: dict[object, _Session] = {}
         self.messages = 0
         self._done = False
@@ -169,14 +170,25 @@ class Monitor:
                 if why:
                     self._add(line, j.id, why)
 
+    def _view(self, conn: _Conn, key, view: _View) -> _View:
+        """Give ``conn`` a view of session ``key``, indexed so that a record of the session
+        reaches the session's connections without a walk over every connection of the log."""
+        conn.views[key] = view
+        self._by_session.setdefault(key, {})[conn.label] = conn
+        return view
+
+    def _members(self, key):
+        """The connections that have had a view of session ``key``, in the order they got it."""
+        return list(self._by_session.get(key, {}).values())
+
     def _feed_session(self, line: int, conn: _Conn, sid, record) -> None:
         """Apply the judges of a whole session (``per="session"``) to a record ``conn`` carried for
         session ``sid``: every connection's view of the session reads it, and says what is wrong
         only on its own connection."""
         key = _sid(sid)
         if key not in conn.views:
-            conn.views[key] = _View()
-        views = [(other is conn, view) for other in self.conns.values()
+            self._view(conn, key, _View())
+        views = [(other is conn, view) for other in self._members(key)
                  if (view := other.views.get(key)) is not None and (other is conn or not view.closed_at)]
         for j in _SESSION_JUDGES.get(type(record), ()):
             joining = [view for _, view in views if j.id not in view.judged]
@@ -302,7 +314,7 @@ class Monitor:
                               f"{what} for session {_show(sid)} after the session/close response of line {view.closed_at}")
                 return view
             return view
-        view = conn.views[key] = _View()
+        view = self._view(conn, key, _View())
         if conn.started:
             if conn.new_pending:
                 view.provisional = n
@@ -343,7 +355,7 @@ class Monitor:
             view = conn.views.get(key)
             created = view is None or bool(view.closed_at)
             if created:
-                view = conn.views[key] = _View(opened=n, how="resume")
+                view = self._view(conn, key, _View(opened=n, how="resume"))
             view.resume = _Resume(n, replay, ok, created_view=created, watch=not created and view.how == "new")
             self._feed(n, view.judged, ResumeRequest(None, replay))
             self._feed_session(n, conn, sid, ResumeRequest(None, replay))
@@ -364,7 +376,7 @@ class Monitor:
     def _cut(self, n, sid, close: bool) -> None:
         """session/cancel or session/close: the session's foreground work and prompts not yet inserted."""
         key = _sid(sid)
-        for conn in self.conns.values():
+        for conn in self._members(key):
             view = conn.views.get(key)
             if view is not None and view.state in WORKING and not view.cancel and not view.closed_at:
                 view.cancel = n
@@ -576,7 +588,7 @@ class Monitor:
                 key = _sid(new)
                 view = conn.views.get(key)
                 if view is None or view.closed_at:
-                    view = conn.views[key] = _View()
+                    view = self._view(conn, key, _View())
                 view.provisional = 0
                 view.opened, view.how = n, "new"
                 if view.state is None:
@@ -632,7 +644,7 @@ class Monitor:
         self._session(req.session).message_ids.setdefault(mid, n)
         view = conn.views.get(_sid(req.session))
         if view is None:
-            view = conn.views[_sid(req.session)] = _View()
+            view = self._view(conn, _sid(req.session), _View())
         view.acked.setdefault(mid, n)
 
     def _resume_response(self, n, conn, req, sid, ok, error) -> None:
@@ -658,7 +670,7 @@ class Monitor:
             return  # the judge resume_snapshot_before_response said so
         if resume.created_view:
             # Connections already attached have been told the session's state: the snapshot must agree.
-            for other in self.conns.values():
+            for other in self._members(key):
                 if other is conn or other.closed:
                     continue
                 v = other.views.get(key)
