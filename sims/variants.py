@@ -106,7 +106,7 @@ def also_breaks(m: Matrix) -> dict[str, list[str]]:
 
 
 #: (the base rule set's expectation, its verdict, the variant's verdict) -> what the change of class means
-_FLIPS = {
+FLIPS = {
     ("known_limitation", "violated", "holds"): "a known limitation now holds",
     ("open_question", "violated", "holds"): "an open question closes",
     ("reachable", "reached", "unreached"): "a sometimes is never reached",
@@ -131,7 +131,7 @@ def class_flips(data: dict, reference: dict | None = None) -> dict[str, list[dic
         for pid, cell in cells.items():
             exp = BY_ID[pid].expectation(RULE_SETS[v.base])
             was = base.get(pid, {}).get("verdict")
-            what = _FLIPS.get((exp, was, cell["verdict"]))
+            what = FLIPS.get((exp, was, cell["verdict"]))
             if what:
                 flips.append({"property": pid, "class": exp, "base": v.base, "was": was, "now": cell["verdict"],
                               "flip": what, "expected": pid in dict(v.expect)})

@@ -38,7 +38,6 @@ REDO = "to split again on 'Model choices' (branch style-lead-files has the split
 
 # (path, function name): why it stays over MAX_FUNCTION lines for now
 LONG_FUNCTIONS: dict[tuple[str, str], str] = {
-    ("sims/search/engine.py", "_conclude"): "owned by the perf branch (issue 26 leaves engine.py to it)",
     ("sims/wire/modeltrace.py", "_search"): REDO,
     ("model/clients.py", "_client_receive"): "82 lines since 'Model choices' (lead's file): split with its renames",
     ("sims/wire/modeltrace.py", "_config_and_clamps"): REDO,
@@ -52,15 +51,12 @@ LONG_MODULES: dict[str, str] = {
 M = "acp_lifecycle.model."
 S = "acp_lifecycle.sims."
 LEAD = "the lead edits model/agent.py, clients.py and system.py (the model rewrite); renamed after it lands"
-REVIEW = "came with the review branch's merge (sims/diff, sims/find, sims/review are its owner's): to make public"
-PERF = "owned by the perf branch (issue 26 leaves sims/search/engine.py, shard.py and storage.py to it)"
 
 # the modules of one cycle (a strongly connected component), sorted: why it stays for now
 CYCLES: dict[tuple[str, ...], str] = {}
 
 # (module, the CLI module it imports): why a module outside the command line reads the CLI for now
 UPWARD: dict[tuple[str, str], str] = {
-    (S + "review.markdown", S + "cli.diff"): REVIEW.replace("to make public", "to move what it reads below the CLI"),
 }
 
 # (importing module, module it imports from): why private names cross between them for now
@@ -75,10 +71,6 @@ PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
     (S + "mutate.mutants.client_appends_to_optimistic", M + "state"): "state's _set: " + LEAD,
     (S + "mutate.mutants.client_appends_user_message", M + "state"): "state's _set: " + LEAD,
     (S + "mutate.mutants.inserted_after_rejection", M + "state"): "state's _set: " + LEAD,
-    (S + "find.search", S + "diff.observe"): REVIEW,
-    (S + "review.verdicts", S + "variants"): REVIEW,
-    (S + "search.engine", S + "search.graph"): PERF,
-    (S + "search.shard", S + "search.storage"): PERF,
 }
 
 

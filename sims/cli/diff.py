@@ -10,7 +10,6 @@ import re
 import sys
 import textwrap
 import time
-from dataclasses import fields
 from pathlib import Path
 
 from rich.console import Console
@@ -33,13 +32,7 @@ from .common import (
     refuse_options,
 )
 from .options import add_model_options, parse_sets, suite_with_sets
-
-#: What the diff observes, in one sentence (printed with the bounds, and in --json).
-OBSERVED = (
-    "every JSON-RPC message on each connection, in the order sent; connection closures; "
-    "the end of a run; ids up to consistent renaming"
-)
-
+from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds, bounds_text
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -145,18 +138,6 @@ class DiffProgress:
 
 
 # --- data and text -------------------------------------------------------------------
-
-
-def bounds(cfg: Config) -> dict:
-    """The budgets of a member that differ from a one-client, one-prompt configuration."""
-    base = Config()
-    return {f.name: getattr(cfg, f.name) for f in fields(cfg)
-            if f.name != "name" and getattr(cfg, f.name) != getattr(base, f.name)}
-
-
-def bounds_text(cfg: Config) -> str:
-    b = bounds(cfg)
-    return " ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in b.items()) or "(the defaults)"
 
 
 def witness_data(w, config: str = "", cfg: Config | None = None, rules=None) -> dict:

@@ -53,7 +53,7 @@ _SHAPES: dict = {}
 _RENDERED: dict = {}
 
 
-def _render(sender: str, msg: tuple) -> dict:
+def render_message(sender: str, msg: tuple) -> dict:
     key = (sender, msg)
     js = _RENDERED.get(key)
     if js is None:
@@ -74,7 +74,7 @@ def _shape(sender: str, msg: tuple) -> tuple[str, tuple]:
     hit = _SHAPES.get(key)
     if hit is not None:
         return hit
-    js = _render(sender, msg)
+    js = render_message(sender, msg)
     method = js.get("method")
     is_request = method is not None and "id" in js
     slots: list = []
@@ -181,7 +181,7 @@ def kind(raw: tuple, names: tuple) -> str:
     if raw[0] == "closed":
         return "a connection closes"
     _, c, sender, msg = raw
-    js = _render(sender, msg)
+    js = render_message(sender, msg)
     _, slots = _shape(sender, msg)
     notes = []
     for ns, value, role, method in slots:
@@ -247,5 +247,5 @@ def observed_lines(w) -> list[dict]:
             out.append({"conn": label, "event": "closed", "step": n})
             epoch[c] = epoch.get(c, 0) + 1
             continue
-        out.append({"conn": label, "from": raw[2], "msg": _render(raw[2], raw[3]), "step": n})
+        out.append({"conn": label, "from": raw[2], "msg": render_message(raw[2], raw[3]), "step": n})
     return out

@@ -17,7 +17,7 @@ from typing import Callable
 
 from acp_lifecycle.model.config import Config, Rules
 from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.sims.diff.observe import canonical, kind, names0, observe, _render
+from acp_lifecycle.sims.diff.observe import canonical, kind, names0, observe, render_message
 from acp_lifecycle.sims.diff.report import compact
 from acp_lifecycle.sims.search.explore import TooLarge
 
@@ -55,7 +55,7 @@ def _step_texts(pre, step, names) -> tuple[list, tuple]:
             _, names = canonical(names, raw)
             continue
         _, c, sender, msg = raw
-        texts = (compact(_render(sender, msg)), kind(raw, names))
+        texts = (compact(render_message(sender, msg)), kind(raw, names))
         _, names = canonical(names, raw)
         out.append((c, sender, texts))
     return out, names

@@ -176,7 +176,7 @@ def _verdicts(r: Review) -> list[str]:
 
 
 def _bounds(r: Review) -> list[str]:
-    from acp_lifecycle.sims.cli.diff import OBSERVED, bounds_text
+    from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds_text
 
     out = ["## Bounds", "", f"Configuration `{r.config}`; each member explored exhaustively, nothing beyond.", "",
            "| member | bounds |", "|---|---|"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from acp_lifecycle.model.config import Rules
 from acp_lifecycle.model.properties import PROPERTIES
-from acp_lifecycle.sims.variants import _FLIPS
+from acp_lifecycle.sims.variants import FLIPS
 
 __all__ = ["Change", "verdict_changes", "cell"]
 
@@ -84,7 +84,7 @@ def verdict_changes(base: Rules, new: Rules, rb, rn) -> list[Change]:
         # the change of class, in the words of ``variants``' own flags (sims/variants.py), or a rule broken
         flip = ""
         if cn != "n/a":  # a property NEW cannot state changes scope, not class
-            flip = _FLIPS.get((eb, vb.status, vn.status), "")
+            flip = FLIPS.get((eb, vb.status, vn.status), "")
             if not flip and eb == "must_hold" and vn.status == "violated":
                 flip = "violated"
         why = ""

@@ -44,7 +44,7 @@ from acp_lifecycle.model.symmetry import SymmetryBroken
 from acp_lifecycle.model.system import System
 
 from . import interrupt
-from .graph import _bottom_cycles_csr, _positions
+from .graph import bottom_cycles_csr, edge_positions
 from .por import PorBroken
 from .shard import Found, Shard
 from .storage import FINGERPRINTS, no_gc, portable_fingerprint
@@ -433,12 +433,7 @@ def _conclude(model: Lifecycle, props, symmetry, fingerprint, workers, results, 
     if n != states or (n > 1 and not (fps[1:] != fps[:-1]).all()):
         raise RuntimeError(f"internal error: {n} fingerprint records for {states} states")
     transitions = sum(r["transitions"] for r in results)
-    found: dict[str, Found] = {}
-    for r in results:
-        for pid, fd in r["found"].items():
-            have = found.get(pid)
-            if have is None or (fd.length, fd.fp) < (have.length, have.fp):
-                found[pid] = fd
+    found = _shortest_found(results)
     replay = _Replay(model, symmetry, fingerprint, fps, parents)
     verdicts: dict[str, tuple] = {}
     by_id = {p.id: p for p in props}
@@ -463,7 +458,7 @@ def _conclude(model: Lifecycle, props, symmetry, fingerprint, workers, results, 
         # in expansion order is pos[its index in fps]
         pos = order if same else np.argsort(exp_fp, kind="stable").astype(idx)
         del order
-        out = _positions(edges, fps, pos)
+        out = edge_positions(edges, fps, pos)
         del edges, pos
 
         def shallowest(ids: np.ndarray) -> int:
@@ -481,7 +476,7 @@ def _conclude(model: Lifecycle, props, symmetry, fingerprint, workers, results, 
                 verdicts[p.id] = replay.eventually(p, shallowest(hit), "terminal")
         pending = [(k, p) for k, p in enumerate(eventually) if p.id not in verdicts]
         if pending:
-            comps = _bottom_cycles_csr(n, start, out)
+            comps = bottom_cycles_csr(n, start, out)
             comps.sort(key=lambda c: int(exp_fp[c].min()))  # in the order of their smallest fingerprint
             for comp in comps:
                 for k, p in list(pending):
@@ -491,16 +486,30 @@ def _conclude(model: Lifecycle, props, symmetry, fingerprint, workers, results, 
         del out, start, mask, terminal
     del exp_fp
     order = None
-    m = transitions + 1
+    return Outcome(n, transitions, depth, terminal_states, verdicts, symmetry, workers, fingerprint,
+                   _collision(fps, transitions))
+
+
+def _shortest_found(results) -> dict[str, Found]:
+    """Each property's violation over the shards: the shortest (ties: the smallest fingerprint)."""
+    found: dict[str, Found] = {}
+    for r in results:
+        for pid, fd in r["found"].items():
+            have = found.get(pid)
+            if have is None or (fd.length, fd.fp) < (have.length, have.fp):
+                found[pid] = fd
+    return found
+
+
+def _collision(fps: np.ndarray, transitions: int) -> tuple[float, float]:
+    """TLC's two estimates that two distinct states shared a fingerprint: optimistic
+    (n distinct of m generated), and from the smallest gap between stored fingerprints."""
+    n, m = len(fps), transitions + 1
     optimistic = n * (m - n) / 2.0**64
     if n > 1:
-        u = np.sort(fps.view(np.uint64))
-        gap = int(np.diff(u).min())
-        actual = 1.0 / gap if gap else 1.0
-    else:
-        actual = 0.0
-    return Outcome(n, transitions, depth, terminal_states, verdicts, symmetry, workers, fingerprint,
-                   (optimistic, actual))
+        gap = int(np.diff(np.sort(fps.view(np.uint64))).min())
+        return optimistic, (1.0 / gap if gap else 1.0)
+    return optimistic, 0.0
 
 
 class _Replay:

@@ -9,7 +9,7 @@ import numpy as np
 __all__ = ["cyclic_core", "cyclic_core_csr"]
 
 
-def _positions(edges: np.ndarray, fps: np.ndarray, pos: np.ndarray) -> np.ndarray:
+def edge_positions(edges: np.ndarray, fps: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """``pos[index of each edge's fingerprint in fps]``, written over the edges'
     own buffer when it is writable (the int32 results fill its first half:
     each chunk is read before its results land, on bytes already read)."""
@@ -54,10 +54,10 @@ def _targets(start: np.ndarray, out: np.ndarray, nodes: np.ndarray, most: int = 
 
 def _bottom_cycles(n: int, src: np.ndarray, dst: np.ndarray):
     """The bottom strongly connected components that are not single terminal states."""
-    return _bottom_cycles_csr(n, *_csr(n, src, dst))
+    return bottom_cycles_csr(n, *_csr(n, src, dst))
 
 
-def _bottom_cycles_csr(n: int, start: np.ndarray, out: np.ndarray):
+def bottom_cycles_csr(n: int, start: np.ndarray, out: np.ndarray):
     core = cyclic_core_csr(n, start, out)
     if not len(core):
         return []

@@ -24,7 +24,7 @@ from acp_lifecycle.model.symmetry import SymmetryBroken, check_commutes, check_f
 from acp_lifecycle.model.system import System
 
 from .por import SAMPLE, Reduction
-from .storage import CHECK_EVERY, FINGERPRINTS, _Frontier, _mask_typecode, _trim, _Visited
+from .storage import CHECK_EVERY, FINGERPRINTS, Frontier, mask_typecode, trim_heap, Visited
 
 __all__ = ["Found", "RECORDS", "Shard"]
 
@@ -101,23 +101,23 @@ class Shard:
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
-        self.old = _Visited()
+        self.old = Visited()
         self._new: set[int] = set()
         # own records: every fingerprint this shard owns, its parent's, its depth
         self.own_fp, self.own_parent, self.own_depth = array("q"), array("q"), array("H")
         # expansion records: every state this shard expanded, its open
         # obligations, how many distinct successors and which
         self.exp_fp, self.exp_deg, self.edges = array("q"), array("I"), array("q")
-        self.exp_mask = array(_mask_typecode(len(self.checks.eventually)))
-        self.frontier = _Frontier()
+        self.exp_mask = array(mask_typecode(len(self.checks.eventually)))
+        self.frontier = Frontier()
         self.depth = 0
         self.transitions = 0
         self.found: dict[str, Found] = {}
         # candidates owned by other shards, until they decide: the states
         # (blocks, as the frontier) and their fingerprints
-        self._cands = _Frontier()
+        self._cands = Frontier()
         self._cand_fps: set[int] = set()
-        self._next = _Frontier()
+        self._next = Frontier()
 
     def fingerprint(self, s: System) -> int:
         return FINGERPRINTS[self.fpname](self.canon(s) if self.canon else s)
@@ -322,9 +322,9 @@ class Shard:
         self._new = set()
         self.old.add(mine)
         nxt.seal()
-        self.frontier, self._next = nxt, _Frontier()
+        self.frontier, self._next = nxt, Frontier()
         self.depth += 1
-        _trim()
+        trim_heap()
         return len(self.frontier), len(self.own_fp), sorted(self.found), self.transitions, mine.tobytes()
 
     # -- moving work --
@@ -374,8 +374,8 @@ class Shard:
 
     def finish(self) -> dict:
         """The records (arrays), what was found; the frontier and ``old`` are let go."""
-        self.old = _Visited()
-        self.frontier = _Frontier()
+        self.old = Visited()
+        self.frontier = Frontier()
         return {
             "arrays": {k: getattr(self, k) for k in RECORDS},
             "found": self.found,

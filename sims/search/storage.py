@@ -106,7 +106,7 @@ def _merge(old: np.ndarray, new: np.ndarray) -> np.ndarray:
 MERGE_BELOW = 1 << 16
 
 
-class _Visited:
+class Visited:
     """Visited fingerprints: sorted int64 runs, about one per level once levels are large."""
 
     def __init__(self):
@@ -133,7 +133,7 @@ class _Visited:
         return hit
 
 
-class _Frontier:
+class Frontier:
     """The states of one BFS level with their fingerprints, in blocks.
 
     Once a level passes COMPRESS_AT states its blocks are pickled (equal
@@ -186,7 +186,7 @@ class _Frontier:
             self.add(s, f)
 
 
-def _trim() -> None:
+def trim_heap() -> None:
     """Give the memory malloc holds free back to the system (glibc; elsewhere nothing).
 
     A level frees the previous one's blocks and a merged copy of ``old``:
@@ -210,5 +210,5 @@ def _malloc_trim():
 _TRIM = _malloc_trim()
 
 
-def _mask_typecode(n: int) -> str:
+def mask_typecode(n: int) -> str:
     return "B" if n <= 8 else "H" if n <= 16 else "I" if n <= 32 else "Q"
