@@ -209,6 +209,7 @@ def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list
         chunks=True,
         meta=meta,
         request_first=True,
+        idle_cancel=True,
         down_latency=False,
         **want,
     )
