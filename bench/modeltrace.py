@@ -47,8 +47,8 @@ def conforming_run(turns: int, clients: int, seed: int):
             weights.append(0.02 if a == "ClientSubmitPrompt" and busy else
                            0.05 if a in ("AgentRejectPrompt", "AgentFailWork", "AgentFailAndRetry",
                                          "AgentFailInBackground") else
-                           # a new tool call can be announced pending or running: one start between them
-                           0.5 if a == "AgentToolCall" and step.action[2] in ("start", "start-running") else 1.0)
+                           # a new tool call is announced with any of four statuses: one start between them
+                           0.25 if a == "AgentToolCall" and step.action[2].startswith("start") else 1.0)
         step = rng.choices(succ, weights=weights)[0]
         trace.append((s, step))
         s = step.state

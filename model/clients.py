@@ -181,7 +181,7 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 if sub.status == "sent":
                     nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel_req", sub.rid),)), used=spent)
                     out.append(Step(("ClientCancelRequest", c, sub.rid), nxt, ()))
-            if cl.fg != IDLE or any(sub.status == "sent" for sub in cl.subs):
+            if cl.fg != IDLE or any(sub.status == "sent" for sub in cl.subs) or cfg.idle_cancel:
                 serial = a.work.serial if a.work is not None else 0
                 # The user stops the work instead of answering its permission
                 # request: the client leaves the request open until the agent

@@ -122,6 +122,11 @@ class Config:
     #: it). Off in the named configurations, whose state counts are pinned;
     #: ``trace --model`` turns it on
     request_first: bool = False
+    #: explore a client sending `session/cancel` (or `session/close`, which cancels the same
+    #: work) while it believes nothing runs and no prompt waits ("Clients MAY cancel ... at
+    #: any time"; a cancel that finds nothing changes nothing). Off in the named
+    #: configurations, where it only adds states; ``trace --model`` turns it on
+    idle_cancel: bool = False
     #: agent -> client messages wait in a FIFO channel until a delivery step
     #: (True), or reach the client in the step that sends them (False: see
     #: docs/model.md, "Instant delivery to clients", for why the verdicts agree)

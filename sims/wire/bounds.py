@@ -196,6 +196,7 @@ def config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list[
         chunks=True,
         meta=counts.meta,
         request_first=True,
+        idle_cancel=True,
         down_latency=False,
         **want,
     )
