@@ -18,43 +18,8 @@ from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Us
 def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the head of its channel (what a correct client keeps)."""
     kind = msg[0]
-    if kind == "ok":
-        j = _find_sub(cl, msg[1])
-        if j is None or cl.subs[j].status != "sent":
-            return cl  # a second response: the client keeps the first
-        sub = cl.subs[j]
-        mid = msg[2] if sub.mid == 0 else sub.mid
-        sub = sub._replace(status=SUBMISSION[("sent", "acknowledge")], mid=mid)
-        if not mid:
-            # a result without messageId, and no echo associated yet: the echo will
-            return cl._replace(subs=_set(cl.subs, j, sub))
-        view = cl.view
-        keys = [e[0] for e in view]
-        local = keys.index(-sub.rid) if -sub.rid in keys else None
-        if local is not None:
-            if mid in keys and rules.client_reconciles:
-                # "reconciling with an already-received message rather than
-                # creating a second canonical message"
-                view = view[:local] + view[local + 1 :]
-            elif mid not in keys:
-                # The optimistic copy now stands for message `mid` until the
-                # agent's content arrives ("the agent's content stream is authoritative").
-                view = tuple(sorted(_set(view, local, (mid, view[local][1], True))))
-        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
-    if kind == "v1ok":
-        # v1: the response ends the turn and carries no messageId to associate.
-        j = _find_sub(cl, msg[1])
-        if j is None or cl.subs[j].status != "sent":
-            return cl
-        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
-        return cl._replace(subs=_set(cl.subs, j, sub))
-    if kind == "err":
-        j = _find_sub(cl, msg[1])
-        if j is None or cl.subs[j].status != "sent":
-            return cl
-        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "reject")])
-        view = tuple(e for e in cl.view if e[0] != -sub.rid)
-        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    if kind in ("ok", "v1ok", "err"):
+        return _client_response(cl, msg, rules)
     if kind == "um" or kind == "chunk":
         mid = msg[1]
         cl = _associate_from_echo(c, cl, msg, rules)
@@ -97,6 +62,42 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
     if kind == "resumed":
         return cl._replace(resuming=0, replayed=cl.resuming == 2)
     return cl  # tool, notice: nothing a lifecycle rule reads
+
+
+def _client_response(cl: Client, msg: tuple, rules: Rules) -> Client:
+    """A client handles the response to one of its prompts: ``ok`` (with the prompt's
+    messageId), ``v1ok`` or ``err``."""
+    kind = msg[0]
+    j = _find_sub(cl, msg[1])
+    if j is None or cl.subs[j].status != "sent":
+        return cl  # a second response: the client keeps the first
+    if kind == "v1ok":
+        # v1: the response ends the turn and carries no messageId to associate.
+        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
+        return cl._replace(subs=_set(cl.subs, j, sub))
+    if kind == "err":
+        sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "reject")])
+        view = tuple(e for e in cl.view if e[0] != -sub.rid)
+        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+    sub = cl.subs[j]
+    mid = msg[2] if sub.mid == 0 else sub.mid
+    sub = sub._replace(status=SUBMISSION[("sent", "acknowledge")], mid=mid)
+    if not mid:
+        # a result without messageId, and no echo associated yet: the echo will
+        return cl._replace(subs=_set(cl.subs, j, sub))
+    view = cl.view
+    keys = [e[0] for e in view]
+    local = keys.index(-sub.rid) if -sub.rid in keys else None
+    if local is not None:
+        if mid in keys and rules.client_reconciles:
+            # "reconciling with an already-received message rather than
+            # creating a second canonical message"
+            view = view[:local] + view[local + 1 :]
+        elif mid not in keys:
+            # The optimistic copy now stands for message `mid` until the
+            # agent's content arrives ("the agent's content stream is authoritative").
+            view = tuple(sorted(_set(view, local, (mid, view[local][1], True))))
+    return cl._replace(subs=_set(cl.subs, j, sub), view=view)
 
 
 def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client:

@@ -32,20 +32,13 @@ import networkx as nx
 ROOT = Path(__file__).resolve().parents[1]
 MAX_FUNCTION = 80
 MAX_MODULE = 800
-#: branch style-lead-files splits these (_Search, sims/wire/bounds.py) on the code before the
-#: lead's "Model choices", which changed both functions: the split is to be redone on it
-REDO = "to split again on 'Model choices' (branch style-lead-files has the split of the code before it)"
 
 # (path, function name): why it stays over MAX_FUNCTION lines for now
 LONG_FUNCTIONS: dict[tuple[str, str], str] = {
-    ("sims/wire/modeltrace.py", "_search"): REDO,
-    ("model/clients.py", "_client_receive"): "82 lines since 'Model choices' (lead's file): split with its renames",
-    ("sims/wire/modeltrace.py", "_config_and_clamps"): REDO,
 }
 
 # path: why it stays over MAX_MODULE lines for now
 LONG_MODULES: dict[str, str] = {
-    "sims/wire/modeltrace.py": REDO + " (sims/wire/bounds.py takes the bounds out)",
 }
 
 M = "acp_lifecycle.model."

@@ -17,8 +17,8 @@ How:
    ``/`` is the command ``"/c"``, any other text is ``"a"``. Content equality
    beyond that symbol class is not checked (the model's "a", "b" and an
    imported message's "i" all compare as "a").
-2. ``config_for`` derives the bounds from the transcript itself (not from a
-   named configuration), clamped to ``config.LIMITS``.
+2. ``config_for`` (``sims.wire.bounds``) derives the bounds from the transcript
+   itself (not from a named configuration), clamped to ``config.LIMITS``.
 3. ``explain`` searches breadth-first over nodes (model state, position in the
    transcript, connection epochs, id mapping). Every successor step is tried;
    its observable lines must unify with the next transcript lines in order
@@ -50,173 +50,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 
-from acp_lifecycle.model.config import LIMITS, RFD_RULES, Config, Rules
-from acp_lifecycle.model.machines import STOP_REASONS
+from acp_lifecycle.model.config import RFD_RULES, Config, Rules
 from acp_lifecycle.model.symmetry import ids_opaque, renumber_ids
 from acp_lifecycle.model.state import ERR_CANCELLED, ERR_FAILURE, ERR_INVALID
 from acp_lifecycle.model.system import NOT_INSERTED, initial_state, successors
 from acp_lifecycle.model.wire import agent_message, client_message, summary
 
 from .abstraction import Line, Prepared, abstract, prepare, split_sessions, symbol
+from .bounds import config_and_clamps, config_for
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare", "split_sessions"]
-
-
-# ---------------------------------------------------------------------------
-# Bounds from the transcript
-# ---------------------------------------------------------------------------
-
-
-def config_for(entries: list[tuple[int, dict]], clamp: bool = True) -> Config:
-    """Bounds derived from the transcript (not a named configuration).
-
-    clients: distinct client indices (``cN`` and ``cN.k`` are client N, any
-    other label a client of its own); prompts: the most session/prompt
-    requests of one client; cancels: ``$/cancel_request`` + ``session/cancel``;
-    resumes: ``session/resume``; losses: ``closed`` events, restarts: runs of
-    ``closed`` events for distinct clients, at least one when a client resumes
-    (a restart while no client is connected shows in no line); tool_calls: distinct toolCallIds;
-    permissions: ``session/request_permission``; failures: error idles,
-    notices, error updates and error responses other than -32800; imports:
-    messageIds echoed but never in a prompt result, or echoed while no prompt
-    waited for its response; agent_work: times the
-    session went from idle to working; stop_reasons and alphabet as observed;
-    every exploration flag on, ``down_latency=False`` (deliveries to clients
-    are not in a transcript).
-
-    A client that joins the session by resume (``Prepared.late``) starts
-    with its connection lost: one more loss each.
-
-    With ``clamp`` the integer bounds are clamped to ``config.LIMITS``
-    (``explain`` reports which); without, they are kept (the transcript itself
-    bounds the search, so LIMITS, which are about exhaustive search, need not
-    apply). A transcript of several sessions gives the bounds of its first
-    (``explain`` derives them per session).
-    """
-    sessions = split_sessions(entries)
-    part = sessions.parts[0] if sessions.parts else None
-    prep = prepare(part.entries if part else [], sessions.initialized, part.creator if part else None)
-    cfg, _, _ = _config_and_clamps(prep, clamp)
-    return cfg
-
-
-def _config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list[str], Config]:
-    """(bounds, clamp notes, quick bounds): the quick bounds assume prompts
-    started all work but the surplus (agent_work = working episodes - prompts);
-    ``explain`` tries them first, then the full bounds."""
-    lines, nclients = prep.lines, prep.clients
-    prompts: dict[int, int] = {}
-    cancels = resumes = closed = restarts = perms = failures = running = blocked = refinements = 0
-    meta = False
-    tools, acked, echoed, unprompted = set(), set(), set(), set()
-    asked: set = set()  # (client, request id) of prompts not answered yet
-    stops, alphabet = [], []
-    fg = "idle"
-    prev_closed: set | None = None
-    for ln in lines:
-        m = ln.msg
-        k = m[0]
-        if k != "closed":
-            prev_closed = None
-        if k in ("ok", "err", "v1ok"):
-            asked.discard((ln.client, m[1]))
-        if k == "prompt":
-            asked.add((ln.client, m[1]))
-            prompts[ln.client] = prompts.get(ln.client, 0) + 1
-            if m[2] not in alphabet:
-                alphabet.append(m[2])
-        elif k in ("cancel_req", "cancel"):
-            cancels += 1
-        elif k == "resume":
-            resumes += 1
-        elif k == "closed":
-            closed += 1
-            # a run of closed events for distinct clients may be one restart
-            if prev_closed is None or ln.client in prev_closed:
-                restarts += 1
-                prev_closed = set()
-            prev_closed.add(ln.client)
-        elif k == "tool":
-            if m[2] is None and m[1] in tools:
-                refinements += 1
-            tools.add(m[1])
-        elif k == "perm":
-            perms += 1
-        elif k in ("notice", "error_update"):
-            failures += 1
-        elif k == "err" and m[2] != -32800:
-            failures += 1
-        elif k == "ok":
-            acked.add(m[2])
-        elif k in ("um", "chunk"):
-            echoed.add(m[1])
-            if m[1] not in acked and not asked:
-                # echoed while no prompt waits for its response: imported, even if a
-                # later response carries the same ID (an agent that reuses IDs)
-                unprompted.add(m[1])
-            if k == "um" and m[2] is None:
-                meta = True
-        elif k == "state":
-            if m[1] == "idle":
-                if m[2] == "error" or m[3]:
-                    failures += 1
-                normal = m[2] in STOP_REASONS or m[2] == "_custom" or (m[2] == "" and fg != "idle")
-                if normal and m[2] not in ("error", "cancelled") and m[2] not in stops:
-                    stops.append(m[2])
-                fg = "idle"
-            elif m[1] in ("running", "requires_action", "failed"):
-                if fg == "idle" and m[1] != "failed":
-                    running += 1
-                if m[1] == "requires_action" and fg != "requires_action":
-                    blocked += 1  # each block spends a permission request (its request may be cut off)
-                fg = m[1]
-    want = {
-        "clients": nclients,
-        "prompts": max(prompts.values(), default=0),
-        "cancels": cancels,
-        "resumes": resumes,
-        "losses": closed + len(prep.late),
-        # a restart while no client is connected shows in no line: one may come before a resume
-        "restarts": min(max(restarts, 1 if resumes else 0), closed + len(prep.late)),
-        "tool_calls": len(tools),
-        "tool_refinements": refinements,
-        "permissions": max(perms, blocked),
-        "failures": failures,
-        "imports": len((echoed - acked) | unprompted),
-        "agent_work": running,
-        "retries": 0,
-    }
-    clamped = []
-    for name, value in want.items():
-        lo, hi = LIMITS[name]
-        if value > hi:
-            if clamp:
-                clamped.append(f"{name}={value} clamped to {hi}")
-                want[name] = hi
-            else:
-                clamped.append(f"{name}={value} is beyond LIMITS {hi} (kept: the transcript bounds the search)")
-    order = {"a": 0, "b": 1, "/c": 2}
-    cfg = Config(
-        name="transcript",
-        alphabet=tuple(sorted(alphabet, key=order.get)) or ("a",),
-        stop_reasons=tuple(stops) or ("end_turn",),
-        # Holding is not observable: a held prompt behaves as a received one
-        # everywhere in system.py (NOT_INSERTED); it only doubles the states.
-        hold=False,
-        hook=True,
-        reserve=True,
-        live_only=True,
-        chunks=True,
-        meta=meta,
-        request_first=True,
-        idle_cancel=True,
-        down_latency=False,
-        **want,
-    )
-    if clamp:
-        cfg = cfg.validate()
-    quick = replace(cfg, agent_work=min(cfg.agent_work, max(0, running - sum(prompts.values()))))
-    return cfg, clamped, quick
 
 
 # ---------------------------------------------------------------------------
@@ -491,7 +334,7 @@ def explain(
 def _explain_session(prep: Prepared, rules: Rules, max_nodes: int, cfg: Config | None, clamp: bool,
                      complete: bool) -> Explanation:
     """One session's lines: the search, with the quick bounds first."""
-    derived, clamped, quick = _config_and_clamps(prep, clamp)
+    derived, clamped, quick = config_and_clamps(prep, clamp)
     if cfg is not None:
         return _search(prep, cfg, rules, max_nodes, complete, clamped, False)
     resumes = [ln.msg for ln in prep.lines if ln.msg[0] == "resume"]
@@ -672,7 +515,11 @@ def _resume_due(action: tuple, s, pos: int, lines, epochs) -> bool:
             and ln.msg[2] == (mode == "replay"))
 
 
-def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> Explanation:
+#: ``_Search.match``'s answer when the log ends in the middle of a step's lines (a partial log)
+_CUT = object()
+
+
+class _Search:
     """Breadth-first over transcript positions: the nodes (model state, connection
     epochs, id bindings) consistent with the first p lines, one set per p.
 
@@ -687,134 +534,171 @@ def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) ->
     connection lost: the run begins with a ``ConnectionLost`` step for it,
     before the transcript (its first connection is then the one its resume
     opens)."""
-    lines, skipped = prep.lines, prep.skipped
-    total = len(lines)
-    s0 = initial_state(cfg)
-    for c in sorted(prep.late):
-        s0 = next(st.state for st in successors(s0, cfg, rules) if st.action == ("ConnectionLost", c))
-    names = {(ln.client, ln.epoch): ln.label for ln in lines}
-    rename = ids_opaque(rules)
-    lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
-    keep_cut = rules.cancel_rejects_held == "later"
-    hints = prep.retained if cfg.live_only else None
-    epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
-    start = (s0, 0, epochs0, frozenset(), frozenset())
-    buckets: dict[int, list] = {0: [start]}
-    seen: dict[int, set] = {0: {start}}
-    nodes = 1
-    best = 0
-    allowed: set[str] = set()
-    exhausted = False
 
-    def reach(p: int, text: str | None) -> None:
+    def __init__(self, prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> None:
+        self.prep, self.cfg, self.rules = prep, cfg, rules
+        self.max_nodes, self.complete, self.clamped, self.retain = max_nodes, complete, clamped, retain
+        self.lines = prep.lines
+        self.total = len(self.lines)
+        self.names = {(ln.client, ln.epoch): ln.label for ln in self.lines}
+        self.rename = ids_opaque(rules)
+        self.lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
+        self.keep_cut = rules.cancel_rejects_held == "later"
+        self.hints = prep.retained if cfg.live_only else None
+        self.nodes = 1
+        self.best = 0  # the furthest position some run explains the lines before
+        self.allowed: set[str] = set()  # what runs at ``best`` would send there
+
+    def reach(self, p: int, text: str | None) -> None:
         # A run explains the lines before p; text is what it would send at p.
-        nonlocal best, allowed
-        if p > best:
-            best, allowed = p, set()
-        if p == best and text is not None:
-            allowed.add(text)
+        if p > self.best:
+            self.best, self.allowed = p, set()
+        if p == self.best and text is not None:
+            self.allowed.add(text)
 
-    while buckets and not exhausted:
-        pos = min(buckets)
-        work = buckets.pop(pos)
-        here = seen[pos]
-        for node in work:  # grows while it runs: silent steps stay at pos
-            s, _, epochs, fmap, ahead = node
-            if pos == total and not ahead and (not complete or _may_end(s, rules)):
-                return Explanation(True, None, lines[-1].n if lines else 0, [], nodes, clamped, skipped, False, cfg,
-                                   matched=total)
-            reach(pos, None)
-            for step in successors(s, cfg, rules):
-                eps = epochs
-                if lazy and step.action[0] == "ClientSubmitPrompt" and not _due(step.action, s, pos, lines, epochs):
+    def explained(self) -> Explanation:
+        lines = self.lines
+        return Explanation(True, None, lines[-1].n if lines else 0, [], self.nodes, self.clamped, self.prep.skipped,
+                           False, self.cfg, matched=self.total)
+
+    def run(self) -> Explanation:
+        cfg, rules, prep = self.cfg, self.rules, self.prep
+        s0 = initial_state(cfg)
+        for c in sorted(prep.late):
+            s0 = next(st.state for st in successors(s0, cfg, rules) if st.action == ("ConnectionLost", c))
+        epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
+        start = (s0, 0, epochs0, frozenset(), frozenset())
+        buckets: dict[int, list] = {0: [start]}
+        seen: dict[int, set] = {0: {start}}
+        exhausted = False
+        while buckets and not exhausted:
+            pos = min(buckets)
+            work = buckets.pop(pos)
+            here = seen[pos]
+            for node in work:  # grows while it runs: silent steps stay at pos
+                s, _, _, _, ahead = node
+                if pos == self.total and not ahead and (not self.complete or _may_end(s, rules)):
+                    return self.explained()
+                self.reach(pos, None)
+                for nxt in self.successors(node, pos):
+                    if nxt is _CUT:
+                        return self.explained()
+                    p = nxt[1]
+                    if p == pos:
+                        bucket, todo = here, work
+                    else:
+                        bucket = seen.get(p)
+                        if bucket is None:
+                            seen[p] = bucket = set()
+                            buckets[p] = []
+                        todo = buckets[p]
+                    if nxt not in bucket:
+                        bucket.add(nxt)
+                        todo.append(nxt)
+                        self.nodes += 1
+                if self.nodes >= self.max_nodes:
+                    exhausted = True
+                    break
+            del seen[pos]
+        return self.unexplained(exhausted)
+
+    def unexplained(self, exhausted: bool) -> Explanation:
+        lines, best = self.lines, self.best
+        at_end = best == self.total
+        first = lines[best].n if not at_end else (lines[-1].n + 1 if lines else 1)
+        prefix = lines[best - 1].n if best > 0 else 0
+        return Explanation(False, first, prefix, sorted(self.allowed), self.nodes, self.clamped, self.prep.skipped,
+                           exhausted, self.cfg, at_end, matched=best, note="" if at_end else _note(lines[best]))
+
+    def successors(self, node, pos: int):
+        """The nodes one model step leads to from ``node`` whose messages match the log (``_CUT``:
+        the log ends inside a step's lines)."""
+        s, _, epochs, fmap, ahead = node
+        for step in successors(s, self.cfg, self.rules):
+            eps = epochs
+            if self.lazy and step.action[0] == "ClientSubmitPrompt" and not _due(step.action, s, pos, self.lines, epochs):
+                continue
+            if step.action[0] == "ClientResume":
+                if not _resume_due(step.action, s, pos, self.lines, epochs):
                     continue
-                if step.action[0] == "ClientResume" and not _resume_due(step.action, s, pos, lines, epochs):
-                    continue
-                if step.action[0] == "ClientResume" and not s.clients[step.action[1]].connected:
+                if not s.clients[step.action[1]].connected:
                     c = step.action[1]
                     eps = epochs[:c] + (epochs[c] + 1,) + epochs[c + 1 :]
-                obs = _observable(s, step)
-                p = pos
-                taken = ahead
-                mp = None
-                ok = True
-                k = 0
-                while k < len(obs):
-                    c, sender, mm = obs[k]
-                    k += 1
-                    q = _place(lines, p, taken, c, sender)
-                    if q >= total:
-                        if not complete and p == total:
-                            # The log was cut in the middle of this step's lines (every
-                            # line before the cut is explained: one that is not must be
-                            # explained by a step of its own, in some other order).
-                            return Explanation(True, None, lines[-1].n, [], nodes, clamped, skipped, False, cfg,
-                                               matched=total)
-                        ok = False
-                        reach(p, _render(c, sender, mm, eps, mp or dict(fmap), names))
-                        break
-                    line = lines[q]
-                    if mp is None:
-                        mp = dict(fmap)
-                    if mm[0] == "um" and mm[3] and mm[2] and line.msg[0] == "um" and line.msg[2] == ():
-                        # A message replayed whole in the model, by chunks in the log:
-                        # the same replay with this message's mode changed
-                        # (``Rules.replay_mixed``), without enumerating every mix.
-                        obs = obs[:k] + [(c, sender, ("chunk", mm[1], mm[2][0], True))] + obs[k:]
-                        mm = ("um", mm[1], (), True, mm[4])
-                    if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
-                        ok = False
-                        if p >= best:
-                            reach(p, _render(c, sender, mm, eps, mp, names))
-                        break
-                    if q == p:
-                        p += 1
-                        while p in taken:
-                            taken = taken - {p}
-                            p += 1
-                    else:
-                        taken = taken | {q}
-                if not ok:
-                    continue
-                nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
-                post = step.state
-                if retain:
-                    post = _retain_all(post)
-                elif hints is not None and nf is not fmap:
-                    post = _settle_retention(post, mp, hints)
-                    if post is None:
-                        continue
-                post = _forget(post, keep_cut)
-                if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
-                    # Agent-initiated work that reports running to a client spends a
-                    # line of the log: the log bounds those, and runs that differ only
-                    # in how many they started so far meet. Work started while no
-                    # client is attached is silent and spends the budget.
-                    post = post._replace(used=post.used._replace(agent_work=s.used.agent_work))
-                if rename:
-                    post, nf = _rename_mids(post, nf)
-                nxt = (post, p, eps, nf, taken)
-                if p == pos:
-                    bucket, todo = here, work
-                else:
-                    bucket = seen.get(p)
-                    if bucket is None:
-                        seen[p] = bucket = set()
-                        buckets[p] = []
-                    todo = buckets[p]
-                if nxt not in bucket:
-                    bucket.add(nxt)
-                    todo.append(nxt)
-                    nodes += 1
-            if nodes >= max_nodes:
-                exhausted = True
-                break
-        del seen[pos]
-    at_end = best == total
-    first = lines[best].n if not at_end else (lines[-1].n + 1 if lines else 1)
-    prefix = lines[best - 1].n if best > 0 else 0
-    return Explanation(False, first, prefix, sorted(allowed), nodes, clamped, skipped, exhausted, cfg, at_end,
-                       matched=best, note="" if at_end else _note(lines[best]))
+            matched = self.match(_observable(s, step), pos, ahead, eps, fmap)
+            if matched is _CUT:
+                yield _CUT
+                return
+            if matched is None:
+                continue
+            nxt = self.settle(s, step, pos, ahead, eps, fmap, *matched)
+            if nxt is not None:
+                yield nxt
+
+    def match(self, obs: list, pos: int, ahead: frozenset, eps: tuple, fmap: frozenset):
+        """Place each message the step sends on a line of the log: (next position, lines taken
+        ahead of it, the id bindings), or None when one does not fit (or ``_CUT``)."""
+        lines, total = self.lines, self.total
+        p, taken, mp = pos, ahead, None
+        k = 0
+        while k < len(obs):
+            c, sender, mm = obs[k]
+            k += 1
+            q = _place(lines, p, taken, c, sender)
+            if q >= total:
+                if not self.complete and p == total:
+                    # The log was cut in the middle of this step's lines (every line before
+                    # the cut is explained: one that is not must be explained by a step of
+                    # its own, in some other order).
+                    return _CUT
+                self.reach(p, _render(c, sender, mm, eps, mp or dict(fmap), self.names))
+                return None
+            line = lines[q]
+            if mp is None:
+                mp = dict(fmap)
+            if mm[0] == "um" and mm[3] and mm[2] and line.msg[0] == "um" and line.msg[2] == ():
+                # A message replayed whole in the model, by chunks in the log:
+                # the same replay with this message's mode changed
+                # (``Rules.replay_mixed``), without enumerating every mix.
+                obs = obs[:k] + [(c, sender, ("chunk", mm[1], mm[2][0], True))] + obs[k:]
+                mm = ("um", mm[1], (), True, mm[4])
+            if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
+                if p >= self.best:
+                    self.reach(p, _render(c, sender, mm, eps, mp, self.names))
+                return None
+            if q == p:
+                p += 1
+                while p in taken:
+                    taken = taken - {p}
+                    p += 1
+            else:
+                taken = taken | {q}
+        return p, taken, mp
+
+    def settle(self, s, step, pos, ahead, eps, fmap, p, taken, mp):
+        """The normalised node after ``step`` (None: its retention contradicts the log)."""
+        nf = fmap if mp is None or len(mp) == len(fmap) else frozenset(mp.items())
+        post = step.state
+        if self.retain:
+            post = _retain_all(post)
+        elif self.hints is not None and nf is not fmap:
+            post = _settle_retention(post, mp, self.hints)
+            if post is None:
+                return None
+        post = _forget(post, self.keep_cut)
+        if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
+            # Agent-initiated work that reports running to a client spends a
+            # line of the log: the log bounds those, and runs that differ only
+            # in how many they started so far meet. Work started while no
+            # client is attached is silent and spends the budget.
+            post = post._replace(used=post.used._replace(agent_work=s.used.agent_work))
+        if self.rename:
+            post, nf = _rename_mids(post, nf)
+        return (post, p, eps, nf, taken)
+
+
+def _search(prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> Explanation:
+    """Explain ``prep``'s lines with runs of the model (``_Search``)."""
+    return _Search(prep, cfg, rules, max_nodes, complete, clamped, retain).run()
 
 
 def _note(line: Line) -> str:
