@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from .clients import _drop_client
+from .clients import drop_client
 from .config import Config, Rules
 from .machines import FOREGROUND, REQUEST, TOOL
 from . import parts as _parts
@@ -35,10 +35,10 @@ from .state import (
     System,
     Used,
     Work,
-    _commit,
-    _find_req,
-    _Out,
-    _set,
+    commit,
+    find_req,
+    Outbox,
+    replace_at,
 )
 
 
@@ -73,11 +73,11 @@ def _other_id(mid: int) -> int:
 def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     """The agent handles the head of client c's channel."""
     msg = s.up[c][0]
-    s = s._replace(up=_set(s.up, c, s.up[c][1:]))
+    s = s._replace(up=replace_at(s.up, c, s.up[c][1:]))
     a = s.agent
     kind = msg[0]
     label = ("AgentReceive", c, kind)
-    o = _Out(s)
+    o = Outbox(s)
     if kind == "prompt":
         req = Req(c, msg[1], msg[2], "received", 0, (), False, False, False, False)
         idx = len(a.reqs)
@@ -90,7 +90,7 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
             o.broadcast(("state", IDLE, rules.second_stop_reason, 0))
             a = a._replace(stop=rules.second_stop_reason)
     elif kind == "cancel_req":
-        idx = _find_req(a, c, msg[1])
+        idx = find_req(a, c, msg[1])
         if idx is not None:
             req = a.reqs[idx]
             if req.phase in NOT_INSERTED:
@@ -118,10 +118,10 @@ def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     elif kind == "resume":
         _agent_resume(s, c, msg, rules, out)
         return
-    out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+    out.append(Step(label, commit(s, a, o), tuple(o.emitted)))
 
 
-def _agent_cancel(s: System, c: int, a: Agent, o: _Out, rules: Rules, out: list[Step]) -> None:
+def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: list[Step]) -> None:
     """``session/cancel`` reaches the agent: stop the foreground work (and, 2.4.0, prompts not yet inserted)."""
     w = a.work
     pid = w.perm if w is not None and not w.cancelling else 0
@@ -147,15 +147,15 @@ def _agent_cancel(s: System, c: int, a: Agent, o: _Out, rules: Rules, out: list[
     holders = [cc for cc in range(len(s.clients)) if pid and _perm_client(s, cc, pid)]
     if holders and rules.cancel_permissions:
         # 2.4.0: "It SHOULD cancel each of them with `$/cancel_request`."
-        o2 = _Out(s)
+        o2 = Outbox(s)
         o2.down, o2.emitted = list(o.down), list(o.emitted)
         for cc in holders:
             o2.send(cc, ("perm_cancel", pid))
-        out.append(Step(label, _commit(s, a, o2), tuple(o2.emitted)))
+        out.append(Step(label, commit(s, a, o2), tuple(o2.emitted)))
         if not rules.lenient:
             return
         label = label + ("keeps-permission-request",)
-    out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+    out.append(Step(label, commit(s, a, o), tuple(o.emitted)))
 
 
 def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) -> None:
@@ -176,7 +176,7 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
     for mode in modes:
         for snap in snaps:
             a = a0
-            o = _Out(s._replace(agent=a))
+            o = Outbox(s._replace(agent=a))
             if mode != "none":
                 conv = list(a.conv)
                 each = iter(mode) if isinstance(mode, tuple) else None
@@ -208,7 +208,7 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
                 o.send(c, ("state", a.fg, a.stop if a.fg == IDLE and snap == "snapshot" else "", 0))
             o.send(c, ("resumed", rid))
             label = ("AgentResume", c, mode, snap)
-            out.append(Step(label, _commit(s, a, o), tuple(o.emitted)))
+            out.append(Step(label, commit(s, a, o), tuple(o.emitted)))
 
 
 def _token(a: Agent, m: Msg, rules: Rules):
@@ -222,7 +222,7 @@ def _token(a: Agent, m: Msg, rules: Rules):
 # --- agent: prompts -------------------------------------------------------------
 
 
-def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
+def _answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
     req = a.reqs[idx]
     if not rules.prompt_response:
         return a  # the FAQ's "Prompt as a notification": there is nothing to answer
@@ -235,12 +235,12 @@ def _answer(a: Agent, idx: int, o: _Out, answer: tuple, rules: Rules, wire: tupl
             o.send(req.cid, ("ok", req.rid, answer[1]))
         else:
             o.send(req.cid, ("err", req.rid, answer[1]))
-    return a._replace(reqs=_set(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
+    return a._replace(reqs=replace_at(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
 
 
-def _reject(a: Agent, idx: int, o: _Out, code: int, rules: Rules) -> Agent:
+def _reject(a: Agent, idx: int, o: Outbox, code: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
-    a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
+    a = a._replace(reqs=replace_at(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
     return _parts.of(rules).answer(a, idx, o, ("err", code), rules)
 
 
@@ -248,7 +248,7 @@ def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
     mid, nxt = _new_id(a, rules, req.content, req)
     req = req._replace(phase=REQUEST[(req.phase, "reserve")], mid=mid)
-    return a._replace(reqs=_set(a.reqs, idx, req), next_id=nxt, issued=tuple(sorted(a.issued + ((mid, idx),))))
+    return a._replace(reqs=replace_at(a.reqs, idx, req), next_id=nxt, issued=tuple(sorted(a.issued + ((mid, idx),))))
 
 
 def _covered(req: Req, rules: Rules) -> bool:
@@ -264,20 +264,20 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
             # 2.4.0: `session/cancel` "Cancels a session's foreground work and its
             # prompts not yet inserted": this one is never inserted, and its
             # answer is -32800, whenever the agent sends it.
-            o = _Out(s)
+            o = Outbox(s)
             a2 = _parts.of(rules).reject(a, idx, o, ERR_CANCELLED, rules)
-            out.append(Step(("AgentRejectPrompt", idx, "cancelled"), _commit(s, a2, o), tuple(o.emitted)))
+            out.append(Step(("AgentRejectPrompt", idx, "cancelled"), commit(s, a2, o), tuple(o.emitted)))
         elif phase in NOT_INSERTED:
             if phase == "received" and cfg.hold:
                 r = req._replace(phase=REQUEST[(phase, "hold")])
-                nxt = s._replace(agent=a._replace(reqs=_set(a.reqs, idx, r)))
+                nxt = s._replace(agent=a._replace(reqs=replace_at(a.reqs, idx, r)))
                 out.append(Step(("AgentHold", idx), nxt, ()))
             if cfg.reserve and req.mid == 0:
                 a2 = _reserve(a, idx, rules)
-                o = _Out(s)
+                o = Outbox(s)
                 if rules.respond_at == "reserve":
                     a2 = _parts.of(rules).answer(a2, idx, o, ("ok", a2.reqs[idx].mid), rules)
-                out.append(Step(("AgentReserveId", idx), _commit(s, a2, o), tuple(o.emitted)))
+                out.append(Step(("AgentReserveId", idx), commit(s, a2, o), tuple(o.emitted)))
             command = req.content.startswith("/")
             for retained in (True, False) if (command or cfg.live_only) else (True,):
                 out.append(_parts.of(rules).insert(s, idx, retained, rules))
@@ -290,16 +290,16 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
             # cancellation ("a $/cancel_request or internal cancellation
             # answers session/prompt with -32800 only before insertion").
             for why, code in (("invalid", ERR_INVALID), ("cancelled", ERR_CANCELLED)):
-                o = _Out(s)
+                o = Outbox(s)
                 a2 = _parts.of(rules).reject(a, idx, o, code, rules)
-                out.append(Step(("AgentRejectPrompt", idx, why), _commit(s, a2, o), tuple(o.emitted)))
+                out.append(Step(("AgentRejectPrompt", idx, why), commit(s, a2, o), tuple(o.emitted)))
         elif phase == "inserted" and not req.answers and rules.prompt_response and rules.protocol == "v2":
             # "The agent MUST respond successfully once the user message has been
             # inserted, without waiting for foreground processing to finish."
-            o = _Out(s)
+            o = Outbox(s)
             r = req._replace(phase=REQUEST[(phase, "respond")])
-            a2 = _parts.of(rules).answer(a._replace(reqs=_set(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
-            out.append(Step(("AgentRespond", idx), _commit(s, a2, o), tuple(o.emitted)))
+            a2 = _parts.of(rules).answer(a._replace(reqs=replace_at(a.reqs, idx, r)), idx, o, ("ok", req.mid), rules)
+            out.append(Step(("AgentRespond", idx), commit(s, a2, o), tuple(o.emitted)))
     if rules.echo:
         # v1 has no whole user_message: it echoes by chunks only.
         modes = ("chunk",) if rules.protocol == "v1" else ("whole", "chunk") if cfg.chunks else ("whole",)
@@ -322,7 +322,7 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fal
     command = req.content.startswith("/")
     msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command), a.attached)
     r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ins=True)
-    a = a._replace(reqs=_set(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
+    a = a._replace(reqs=replace_at(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
     label = ("AgentInsert", idx, "retained" if retained else "live-only")
     if a.work is not None and not queue:
         # Inserted while work runs: this work takes it (steering), or, with
@@ -338,7 +338,7 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fal
 
 def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
     a = s.agent
-    o = _Out(s)
+    o = Outbox(s)
     mid = m.mid if rules.echo_same_id else _other_id(m.mid)
     if mode == "whole":
         o.broadcast(("um", mid, (m.content,), False, _token(a, m, rules)), m.owed)
@@ -348,8 +348,8 @@ def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
             # A metadata-only update after the content: "A metadata-only update
             # does not clear content".
             o.broadcast(("um", mid, None, False, _token(a, m, rules)), m.owed)
-    a = a._replace(conv=_set(a.conv, i, m._replace(owed=0)))
-    return Step(("AgentEcho", m.mid, mode), _commit(s, a, o), tuple(o.emitted))
+    a = a._replace(conv=replace_at(a.conv, i, m._replace(owed=0)))
+    return Step(("AgentEcho", m.mid, mode), commit(s, a, o), tuple(o.emitted))
 
 
 # --- agent: foreground work -------------------------------------------------------
@@ -373,7 +373,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             i = waiting[0]
             step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
             a2 = step.state.agent
-            a2 = a2._replace(reqs=_set(a2.reqs, i, a2.reqs[i]._replace(hooked=True)), work=a2.work._replace(hook=i + 1))
+            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(hooked=True)), work=a2.work._replace(hook=i + 1))
             out.append(step._replace(state=step.state._replace(agent=a2)))
         if used.agent_work < cfg.agent_work:
             # "Agent-initiated work does not require a prompt request or a
@@ -398,11 +398,11 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
         pid = used.perms + 1
         for c in _attached(a):
             for first, report in _block_modes(cfg, rules):
-                o = _Out(s)
+                o = Outbox(s)
                 _block(o, c, pid, first, report)
                 fg = FOREGROUND[(a.fg, "block")] if report else a.fg
                 a2 = a._replace(fg=fg, work=w._replace(perm=pid))
-                nxt = _commit(s, a2, o)._replace(used=used._replace(perms=pid))
+                nxt = commit(s, a2, o)._replace(used=used._replace(perms=pid))
                 label = ("AgentRequestPermission", c) + _block_tail(first, report)
                 out.append(Step(label, nxt, tuple(o.emitted)))
     if not open_tools and not _awaits_response(a, rules):
@@ -433,15 +433,15 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
             nxt_status = TOOL.get((status, event))
             if nxt_status is None:
                 continue
-            o = _Out(s)
+            o = Outbox(s)
             o.broadcast(("tool", tid, nxt_status, False))
-            w2 = w._replace(tools=_set(w.tools, k, (tid, nxt_status)))
-            out.append(Step(("AgentToolCall", tid, event), _commit(s, a._replace(work=w2), o), tuple(o.emitted)))
+            w2 = w._replace(tools=replace_at(w.tools, k, (tid, nxt_status)))
+            out.append(Step(("AgentToolCall", tid, event), commit(s, a._replace(work=w2), o), tuple(o.emitted)))
         if used.refinements < cfg.tool_refinements:
             # An update without a status: "omitted fields are unchanged".
-            o = _Out(s)
+            o = Outbox(s)
             o.broadcast(("tool", tid, None, False))
-            nxt = _commit(s, a, o)._replace(used=used._replace(refinements=used.refinements + 1))
+            nxt = commit(s, a, o)._replace(used=used._replace(refinements=used.refinements + 1))
             out.append(Step(("AgentToolCall", tid, "refine"), nxt, tuple(o.emitted)))
     if used.tools < cfg.tool_calls and a.fg == RUNNING:
         tid = used.tools + 1
@@ -451,10 +451,10 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
         # next update may be a call it was about to start (not while `requires_action`:
         # that would be progress without `running`).
         for event, status in _FIRST_TOOL_REPORTS:
-            o = _Out(s)
+            o = Outbox(s)
             o.broadcast(("tool", tid, status, True))
             w2 = w._replace(tools=w.tools + ((tid, status),))
-            nxt = _commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
+            nxt = commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
             out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
 
 
@@ -487,7 +487,7 @@ def _block_tail(first: bool, report: bool) -> tuple:
     return (("request-first",) if first else ()) + (() if report else ("unreported",))
 
 
-def _block(o: _Out, c: int, pid: int, request_first: bool, report: bool = True) -> None:
+def _block(o: Outbox, c: int, pid: int, request_first: bool, report: bool = True) -> None:
     """Report `requires_action` to every attached client (if ``report``) and send permission request pid to client c."""
     if request_first or not report:
         o.send(c, ("perm", pid))
@@ -533,7 +533,7 @@ def _begins(s: System, cfg: Config, rules: Rules, label: tuple, inputs: tuple, u
 
 def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = ()) -> Step:
     a = s.agent
-    o = _Out(s)
+    o = Outbox(s)
     serial = a.serial + 1
     work = Work(serial, inputs, (), False, 0, 0)
     if blocked and blocked[3]:
@@ -554,7 +554,7 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = 
         o.broadcast(("state", RUNNING, "", 0))
         fg = FOREGROUND[(a.fg, "start")]
     a = a._replace(fg=fg, work=work, pending=() if inputs else a.pending, serial=serial)
-    return Step(label, _commit(s, a, o)._replace(used=used), tuple(o.emitted))
+    return Step(label, commit(s, a, o)._replace(used=used), tuple(o.emitted))
 
 
 def _end(
@@ -576,7 +576,7 @@ def _end(
     """
     a = s.agent
     w = a.work
-    o = _Out(s)
+    o = Outbox(s)
     tools = w.tools
     if (rules.fail_tools_before_error_idle or reason != "error") and not keep_tools:
         # "Before sending it, the Agent SHOULD give each tool call that the failed
@@ -605,7 +605,7 @@ def _end(
         # session/prompt request with a StopReason" -- every prompt this work took.
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
-                a = a._replace(reqs=_set(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
+                a = a._replace(reqs=replace_at(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
                 a = _parts.of(rules).answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
     a = a._replace(
         fg=FOREGROUND[(a.fg, "end")],
@@ -614,7 +614,7 @@ def _end(
         ended_tools=a.ended_tools | ended,
         stragglers=stragglers,
     )
-    return Step(label, _commit(s, a, o), tuple(o.emitted))
+    return Step(label, commit(s, a, o), tuple(o.emitted))
 
 
 # --- agent: faults ------------------------------------------------------------------
@@ -625,9 +625,9 @@ def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None
     used = s.used
     # A buggy agent's straggling tool update after the idle.
     for tid in a.stragglers:
-        o = _Out(s)
+        o = Outbox(s)
         o.broadcast(("tool", tid, "completed", False))
-        out.append(Step(("AgentToolCall", tid, "late-update"), _commit(s, a._replace(stragglers=()), o), tuple(o.emitted)))
+        out.append(Step(("AgentToolCall", tid, "late-update"), commit(s, a._replace(stragglers=()), o), tuple(o.emitted)))
     if used.failures < cfg.failures:
         spent = used._replace(failures=used.failures + 1)
         w = a.work
@@ -635,14 +635,14 @@ def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None
             out.extend(_fail_work(s, cfg, rules, spent))
             # "Fails, and work continues (a retried request, a failed tool): A
             # notice or a tool call with status failed; the state does not change"
-            o = _Out(s)
+            o = Outbox(s)
             o.broadcast(("notice",))
-            out.append(Step(("AgentFailAndRetry",), _commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
+            out.append(Step(("AgentFailAndRetry",), commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
         else:
             # "Background activity fails while the Agent is idle: Not a stop reason"
-            o = _Out(s)
+            o = Outbox(s)
             o.broadcast(("notice",))
-            out.append(Step(("AgentFailInBackground",), _commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
+            out.append(Step(("AgentFailInBackground",), commit(s, a, o)._replace(used=spent), tuple(o.emitted)))
     if used.imports < cfg.imports:
         # "Imported or non-ACP messages continue to use agent-generated message IDs
         # without a corresponding prompt response."
@@ -668,7 +668,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
         step = _parts.of(rules).end(s, cfg, rules, ("AgentFailWork", "while-cancelling"), rules.abort_stop_reason,
                     ERR_FAILURE if rules.abort_stop_reason == "error" else 0)
         return [step._replace(state=step.state._replace(used=spent))]
-    o = _Out(s)
+    o = Outbox(s)
     code = ERR_FAILURE if rules.protocol == "v1" else rules.error_after_insertion
     if code:
         # v1 reports a failure as the prompt's error response ("v1's session/prompt
@@ -677,7 +677,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
                 a = _parts.of(rules).answer(a, idx, o, ("err", code), rules)
-        s = _commit(s, a, o)
+        s = commit(s, a, o)
     if not rules.idle_after_failure:
         # Bug: the work is dropped and no idle is ever sent.
         a = a._replace(work=None, ended_tools=a.ended_tools | frozenset(t for t, _ in w.tools))
@@ -714,13 +714,13 @@ def _lose(s: System, c: int) -> Step:
         a = a._replace(work=a.work._replace(perm=0))
         if a.fg == REQUIRES_ACTION:
             a = a._replace(fg=FOREGROUND[(a.fg, "unblock")])
-            o = _Out(s._replace(agent=a))
+            o = Outbox(s._replace(agent=a))
             o.broadcast(("state", RUNNING, "", 0))
             down, o_emitted = tuple(o.down), tuple(o.emitted)
-    clients = _drop_client(s, c)
+    clients = drop_client(s, c)
     if s.down[c]:
-        clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
-    nxt = System(a, clients, _set(s.up, c, ()), _set(down, c, ()), s.used._replace(losses=s.used.losses + 1), s.seen)
+        clients = replace_at(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+    nxt = System(a, clients, replace_at(s.up, c, ()), replace_at(down, c, ()), s.used._replace(losses=s.used.losses + 1), s.seen)
     return Step(("ConnectionLost", c), nxt, o_emitted)
 
 
@@ -748,9 +748,9 @@ def _restart(s: System, rules: Rules) -> Step:
     a = Agent(IDLE, "", None, reqs, conv, (), next_id, 0, a.issued, a.ended_tools, (), a.serial)
     clients = s.clients
     for c in range(len(clients)):
-        clients = _drop_client(s._replace(clients=clients), c)
+        clients = drop_client(s._replace(clients=clients), c)
         if s.down[c]:
-            clients = _set(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+            clients = replace_at(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
     n = len(clients)
     nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1), s.seen)
     return Step(("AgentRestart",), nxt, ())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .config import Config, Rules
 from .machines import SUBMISSION
-from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Used, _find_sub, _set
+from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Used, find_sub, replace_at
 
 
 def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
@@ -35,7 +35,7 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
                     # "the agent's content stream is authoritative": a chunk on
                     # the optimistic copy replaces it
                     new = (msg[2],) if opt else content + (msg[2],)
-                return cl._replace(view=_set(view, i, (mid, new, False)))
+                return cl._replace(view=replace_at(view, i, (mid, new, False)))
         # "For a new `messageId`, omitted `content` starts empty."
         new = (msg[2] or ()) if kind == "um" else (msg[2],)
         return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
@@ -68,23 +68,23 @@ def _client_response(cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the response to one of its prompts: ``ok`` (with the prompt's
     messageId), ``v1ok`` or ``err``."""
     kind = msg[0]
-    j = _find_sub(cl, msg[1])
+    j = find_sub(cl, msg[1])
     if j is None or cl.subs[j].status != "sent":
         return cl  # a second response: the client keeps the first
     if kind == "v1ok":
         # v1: the response ends the turn and carries no messageId to associate.
         sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
-        return cl._replace(subs=_set(cl.subs, j, sub))
+        return cl._replace(subs=replace_at(cl.subs, j, sub))
     if kind == "err":
         sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "reject")])
         view = tuple(e for e in cl.view if e[0] != -sub.rid)
-        return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+        return cl._replace(subs=replace_at(cl.subs, j, sub), view=view)
     sub = cl.subs[j]
     mid = msg[2] if sub.mid == 0 else sub.mid
     sub = sub._replace(status=SUBMISSION[("sent", "acknowledge")], mid=mid)
     if not mid:
         # a result without messageId, and no echo associated yet: the echo will
-        return cl._replace(subs=_set(cl.subs, j, sub))
+        return cl._replace(subs=replace_at(cl.subs, j, sub))
     view = cl.view
     keys = [e[0] for e in view]
     local = keys.index(-sub.rid) if -sub.rid in keys else None
@@ -96,8 +96,8 @@ def _client_response(cl: Client, msg: tuple, rules: Rules) -> Client:
         elif mid not in keys:
             # The optimistic copy now stands for message `mid` until the
             # agent's content arrives ("the agent's content stream is authoritative").
-            view = tuple(sorted(_set(view, local, (mid, view[local][1], True))))
-    return cl._replace(subs=_set(cl.subs, j, sub), view=view)
+            view = tuple(sorted(replace_at(view, local, (mid, view[local][1], True))))
+    return cl._replace(subs=replace_at(cl.subs, j, sub), view=view)
 
 
 def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
@@ -110,9 +110,9 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
         # message: only the client that made the token recognises it.
         if msg[4][0] != c:
             return cl
-        j = _find_sub(cl, msg[4][1])
+        j = find_sub(cl, msg[4][1])
         if j is not None and cl.subs[j].mid == 0:
-            return cl._replace(subs=_set(cl.subs, j, cl.subs[j]._replace(mid=mid)))
+            return cl._replace(subs=replace_at(cl.subs, j, cl.subs[j]._replace(mid=mid)))
         return cl
     how = rules.client_associates_by
     if how == "response":
@@ -123,7 +123,7 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
         took = ("sent", "unknown") if rules.response_message_id else ("sent", "unknown", "acknowledged")
         if sub.mid == 0 and sub.status in took:
             if how == "order" or sub.content == content:
-                cl = cl._replace(subs=_set(cl.subs, j, sub._replace(mid=mid)))
+                cl = cl._replace(subs=replace_at(cl.subs, j, sub._replace(mid=mid)))
                 if sub.status == "acknowledged" and rules.client_reconciles:
                     # the echo now stands for the optimistic copy
                     cl = cl._replace(view=tuple(e for e in cl.view if e[0] != -sub.rid))
@@ -132,13 +132,13 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
 
 
 
-def _drop_client(s: System, c: int) -> tuple:
+def drop_client(s: System, c: int) -> tuple:
     """What losing client c's connection does to the client."""
     cl = s.clients[c]
     subs = tuple(
         sub._replace(status=SUBMISSION[("sent", "lose")]) if sub.status == "sent" else sub for sub in cl.subs
     )
-    return _set(s.clients, c, cl._replace(connected=False, resuming=0, replayed=False, subs=subs, perms=()))
+    return replace_at(s.clients, c, cl._replace(connected=False, resuming=0, replayed=False, subs=subs, perms=()))
 
 
 
@@ -160,8 +160,8 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 cl2 = cl._replace(connected=True, resuming=2 if replay else 1, next_rid=rid + 1)
                 up = s.up[c] + (("resume", rid, replay),) if cl.connected else (("resume", rid, replay),)
                 nxt = s._replace(
-                    clients=_set(s.clients, c, cl2),
-                    up=_set(s.up, c, up),
+                    clients=replace_at(s.clients, c, cl2),
+                    up=replace_at(s.up, c, up),
                     used=used._replace(resumes=used.resumes + 1),
                 )
                 out.append(Step(("ClientResume", c, "replay" if replay else "no-replay"), nxt, ()))
@@ -179,7 +179,7 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             spent = used._replace(cancels=used.cancels + 1)
             for sub in cl.subs:
                 if sub.status == "sent":
-                    nxt = s._replace(up=_set(s.up, c, s.up[c] + (("cancel_req", sub.rid),)), used=spent)
+                    nxt = s._replace(up=replace_at(s.up, c, s.up[c] + (("cancel_req", sub.rid),)), used=spent)
                     out.append(Step(("ClientCancelRequest", c, sub.rid), nxt, ()))
             if cl.fg != IDLE or any(sub.status == "sent" for sub in cl.subs) or cfg.idle_cancel:
                 serial = a.work.serial if a.work is not None else 0
@@ -193,8 +193,8 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 waits = ("ignored",) + (("cancelled",) if any(st == "open" for _, st in cl.perms) else ())
                 for wait in waits:
                     perms = tuple((p, wait if st == "open" else st) for p, st in cl.perms)
-                    nxt = s._replace(clients=_set(s.clients, c, cl._replace(perms=perms)),
-                                     up=_set(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
+                    nxt = s._replace(clients=replace_at(s.clients, c, cl._replace(perms=perms)),
+                                     up=replace_at(s.up, c, s.up[c] + (("cancel", serial),)), used=spent)
                     label = ("ClientCancelSession", c) + (("answer-cancelled",) if wait == "cancelled" else ())
                     out.append(Step(label, nxt, ()))
         for k, (pid, st) in enumerate(cl.perms):
@@ -203,7 +203,7 @@ def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             outcome = "cancelled" if st == "cancelled" else "selected"
             cl2 = cl._replace(perms=cl.perms[:k] + cl.perms[k + 1 :])
             up = s.up[c] + (("perm_ans", pid, outcome),)
-            out.append(Step(("ClientAnswerPermission", c, pid), s._replace(clients=_set(s.clients, c, cl2), up=_set(s.up, c, up)), ()))
+            out.append(Step(("ClientAnswerPermission", c, pid), s._replace(clients=replace_at(s.clients, c, cl2), up=replace_at(s.up, c, up)), ()))
 
 
 def _submit(s: System, c: int, cl: Client, content: str, retry_of: int, submitted: int, used: Used) -> Step:
@@ -216,7 +216,7 @@ def _submit(s: System, c: int, cl: Client, content: str, retry_of: int, submitte
         submitted=submitted,
     )
     nxt = s._replace(
-        clients=_set(s.clients, c, cl2), up=_set(s.up, c, s.up[c] + (("prompt", rid, content),)), used=used
+        clients=replace_at(s.clients, c, cl2), up=replace_at(s.up, c, s.up[c] + (("prompt", rid, content),)), used=used
     )
     label = ("ClientRetryPrompt", c, retry_of) if retry_of else ("ClientSubmitPrompt", c, content)
     return Step(label, nxt, ())

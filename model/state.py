@@ -245,11 +245,11 @@ def initial_state(cfg: Config) -> System:
 
 
 
-def _set(t: tuple, i: int, v) -> tuple:
+def replace_at(t: tuple, i: int, v) -> tuple:
     return t[:i] + (v,) + t[i + 1 :]
 
 
-class _Out:
+class Outbox:
     """Accumulates what the agent sends in one step."""
 
     __slots__ = ("down", "emitted", "attached")
@@ -274,19 +274,19 @@ class _Out:
 
 
 
-def _commit(s: System, a: Agent, o: _Out) -> System:
+def commit(s: System, a: Agent, o: Outbox) -> System:
     return s._replace(agent=a, down=tuple(o.down))
 
 
 
-def _find_req(a: Agent, c: int, rid: int) -> int | None:
+def find_req(a: Agent, c: int, rid: int) -> int | None:
     for i, r in enumerate(a.reqs):
         if r.cid == c and r.rid == rid and not r.orphan:
             return i
     return None
 
 
-def _find_sub(cl: Client, rid: int) -> int | None:
+def find_sub(cl: Client, rid: int) -> int | None:
     for j, sub in enumerate(cl.subs):
         if sub.rid == rid:
             return j

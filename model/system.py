@@ -62,7 +62,7 @@ from .config import Config, Rules
 from .judges import events_of_step, observe
 from . import state as state_module
 from .state import *  # noqa: F403 - re-exported: the model's state types and constants (state.__all__)
-from .state import _set
+from .state import replace_at
 
 __all__ = [*state_module.__all__, "successors"]
 
@@ -159,8 +159,8 @@ def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.
             p.agent_receive(s, c, rules, out)
         if s.down[c]:
             msg = s.down[c][0]
-            clients = _set(s.clients, c, p.client_receive(s, c, s.clients[c], msg, rules))
-            nxt = s._replace(clients=clients, down=_set(s.down, c, s.down[c][1:]))
+            clients = replace_at(s.clients, c, p.client_receive(s, c, s.clients[c], msg, rules))
+            nxt = s._replace(clients=clients, down=replace_at(s.down, c, s.down[c][1:]))
             out.append(Step(("ClientReceive", c, msg[0]), nxt, ()))
 
 

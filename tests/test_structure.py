@@ -43,7 +43,8 @@ LONG_MODULES: dict[str, str] = {
 
 M = "acp_lifecycle.model."
 S = "acp_lifecycle.sims."
-LEAD = "the lead edits model/agent.py, clients.py and system.py (the model rewrite); renamed after it lands"
+LEAD = ("system.py composes the agent's and the clients' step functions by their module-private names, which "
+        "parts.FIELDS and the mutants' wrap() name too: to rename together")
 
 # the modules of one cycle (a strongly connected component), sorted: why it stays for now
 CYCLES: dict[tuple[str, ...], str] = {}
@@ -54,16 +55,8 @@ UPWARD: dict[tuple[str, str], str] = {
 
 # (importing module, module it imports from): why private names cross between them for now
 PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
-    (M + "agent", M + "clients"): LEAD,
-    (M + "agent", M + "state"): LEAD,
-    (M + "clients", M + "state"): LEAD,
     (M + "system", M + "agent"): LEAD,
     (M + "system", M + "clients"): LEAD,
-    (M + "system", M + "state"): LEAD,
-    (S + "mutate.core", M + "state"): "state's _Out is renamed with agent.py (" + LEAD + ")",
-    (S + "mutate.mutants.client_appends_to_optimistic", M + "state"): "state's _set: " + LEAD,
-    (S + "mutate.mutants.client_appends_user_message", M + "state"): "state's _set: " + LEAD,
-    (S + "mutate.mutants.inserted_after_rejection", M + "state"): "state's _set: " + LEAD,
 }
 
 

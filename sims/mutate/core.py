@@ -37,7 +37,7 @@ from acp_lifecycle.model.clauses import CITATIONS
 from acp_lifecycle.model.config import RULE_SETS, Rules
 from acp_lifecycle.model import parts as model_parts
 from acp_lifecycle.model import system  # noqa: F401 - composes the model's parts (model_parts.DEFAULT)
-from acp_lifecycle.model.state import Step, System, _Out
+from acp_lifecycle.model.state import Step, System, Outbox
 
 from acp_lifecycle.sims.configs import Suite, get_suite
 from acp_lifecycle.sims.search.explore import TooLarge, explore
@@ -175,7 +175,7 @@ def with_sent(pre: System, step: Step, change: Callable[[int, tuple], list[tuple
 
 def broadcast(step: Step, msg: tuple, mask: int | None = None) -> Step:
     """The step, sending one more message to every attached client (or ``mask``)."""
-    o = _Out(step.state)
+    o = Outbox(step.state)
     o.broadcast(msg, mask)
     return step._replace(state=step.state._replace(down=tuple(o.down)), emitted=step.emitted + tuple(o.emitted))
 

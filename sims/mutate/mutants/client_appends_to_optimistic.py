@@ -1,6 +1,6 @@
 """A streamed echo is appended to the client's optimistic copy."""
 
-from acp_lifecycle.model.state import _set
+from acp_lifecycle.model.state import replace_at
 from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
 
@@ -9,7 +9,7 @@ def _make(original):
         if msg[0] == "chunk":
             for i, (key, content, opt) in enumerate(cl.view):
                 if key == msg[1] and opt:
-                    return cl._replace(view=_set(cl.view, i, (key, content + (msg[2],), False)))
+                    return cl._replace(view=replace_at(cl.view, i, (key, content + (msg[2],), False)))
         return original(s, c, cl, msg, rules)
 
     return _client_receive

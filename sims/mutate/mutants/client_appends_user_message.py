@@ -1,6 +1,6 @@
 """A whole user_message is appended to what the client holds, not put in its place."""
 
-from acp_lifecycle.model.state import _set
+from acp_lifecycle.model.state import replace_at
 from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
 
@@ -9,7 +9,7 @@ def _make(original):
         if msg[0] == "um" and msg[2]:
             for i, (key, content, opt) in enumerate(cl.view):
                 if key == msg[1] and not opt:
-                    return cl._replace(view=_set(cl.view, i, (key, content + msg[2], False)))
+                    return cl._replace(view=replace_at(cl.view, i, (key, content + msg[2], False)))
         return original(s, c, cl, msg, rules)
 
     return _client_receive

@@ -1,6 +1,6 @@
 """A rejected prompt stays queued and is inserted later."""
 
-from acp_lifecycle.model.state import _set
+from acp_lifecycle.model.state import replace_at
 from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
 
@@ -11,7 +11,7 @@ def _make(original):
         a = original(a, idx, o, code, rules)
         if first:
             # "busy: try again" -- but the prompt is not taken off the queue
-            a = a._replace(reqs=_set(a.reqs, idx, a.reqs[idx]._replace(phase=phase)))
+            a = a._replace(reqs=replace_at(a.reqs, idx, a.reqs[idx]._replace(phase=phase)))
         return a
 
     return _reject
