@@ -425,7 +425,7 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
     """Tool calls of the running (or cancelled) work: a call's next status, an update that
     only refines it (no status), a new call. Cancelled work may still report them: "The
     Agent MAY send content or tool call updates after receiving `session/cancel`, but MUST
-    send them before the idle `state_update` that reports cancellation."."""
+    send them before the idle `state_update` that reports cancellation"."""
     a, used = s.agent, s.used
     w = a.work
     for k, (tid, status) in enumerate(w.tools):

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acp_lifecycle.model.config import Config
 from acp_lifecycle.sims.configs import get_suite
+from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds, bounds_text
 from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
 
 from .common import (
@@ -32,7 +33,7 @@ from .common import (
     refuse_options,
 )
 from .options import add_model_options, parse_sets, suite_with_sets
-from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds, bounds_text
+
 
 def register(sub) -> None:
     p = sub.add_parser(

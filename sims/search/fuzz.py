@@ -458,26 +458,31 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
         sizes.append(n)
         n //= 2
     sizes += range(min(8, max(len(labels) - 1, 1)), 0, -1)
+    steps = [step for _, step in trace]
     deleted = True
     while deleted:  # until a whole sweep deletes nothing
         deleted = False
-        for chunk in [*sizes, 0]:
+        for chunk in [*sizes, _WITH_DELIVERIES]:
             i = 0
             while i + max(chunk, 1) <= len(labels):
                 if time.perf_counter() - start > budget:
                     return (best or trace), message
-                if chunk:
+                if chunk == _WITH_DELIVERIES:
+                    shorter = _without_step_and_deliveries(labels, steps, i)
+                else:
                     shorter = labels[:i] + labels[i + chunk:]
-                else:  # a step and the deliveries of what it sent
-                    shorter = _without_step_and_deliveries(labels, [st for _, st in (best or trace)], i)
                 r = _replay(shorter, cfg, rules, prop, others) if shorter is not None else None
                 if r is None:
                     i += 1
                     continue
                 best, message = r
-                labels = [step.action for _, step in best]
+                labels, steps = [step.action for _, step in best], [step for _, step in best]
                 deleted = True
     return (best or trace), message
+
+
+#: the last pass of a sweep: a step with the deliveries of what it sent (not a chunk size)
+_WITH_DELIVERIES = 0
 
 
 def _without_step_and_deliveries(labels: list[tuple], steps: list[Step], i: int) -> list[tuple] | None:
