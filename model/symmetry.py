@@ -81,9 +81,17 @@ def canonicalizer(rules: Rules, cfg: Config | None = None) -> Callable[[System],
         if cfg.clients == 1 and (ids <= 1 or not rename):
             return None
 
+    # Most successors of a state leave its agent as it was (a delivery, a client's step), and a
+    # representative's agent needs no renumbering: remember the last agent that needed none.
+    plain = None
+
     def canon(s: System) -> System:
-        if rename:
-            s = _renumber_ids(s)
+        nonlocal plain
+        if rename and s.agent is not plain:
+            t = _renumber_ids(s)
+            if t is s:
+                plain = s.agent
+            s = t
         if len(s.clients) > 1:
             s = _sort_clients(s)
         return s
@@ -189,11 +197,19 @@ def _sort_clients(s: System) -> System:
     clients, up, down = s.clients, s.up, s.down
     # Most states are told apart by the clients' own values and channels
     # (compared in C); the agent's side decides only between equal ones.
+    seen = tuple(zip(*s.seen)) if s.seen else ((),) * n  # per client: what the judges remember
     try:
-        seen = tuple(zip(*s.seen)) if s.seen else ((),) * n  # per client: what the judges remember
-        prim = [(clients[c], up[c], down[c], seen[c]) for c in range(n)]
-        order = sorted(range(n), key=prim.__getitem__)
-        ties = any(prim[order[i]] == prim[order[i + 1]] for i in range(n - 1))
+        if n == 2:  # the common case, without sorting
+            p0, p1 = (clients[0], up[0], down[0], seen[0]), (clients[1], up[1], down[1], seen[1])
+            if p0 < p1:
+                return s
+            if p1 < p0:
+                return permute_clients(s, [1, 0])
+            ties = True
+        else:
+            prim = [(clients[c], up[c], down[c], seen[c]) for c in range(n)]
+            order = sorted(range(n), key=prim.__getitem__)
+            ties = any(prim[order[i]] == prim[order[i + 1]] for i in range(n - 1))
     except TypeError:
         ties = True
     if ties:
@@ -271,13 +287,21 @@ class SymmetryBroken(Exception):
         self.reason = reason
 
 
-def _ids(s: System) -> set:
-    """Every message ID the agent's state holds."""
+def _ids(s: System) -> frozenset:
+    """Every message ID the agent's state holds (the last agent's answer is kept: a state's
+    successors are checked one after another, each against it)."""
     a = s.agent
+    if a is _last_ids[0]:
+        return _last_ids[1]
     out = {m.mid for m in a.conv}
     out.update(r.mid for r in a.reqs if r.mid)
     out.update(m for m, _ in a.issued)
+    out = frozenset(out)
+    _last_ids[:] = [a, out]
     return out
+
+
+_last_ids: list = [None, frozenset()]
 
 
 def check_fresh_ids(pre: System, step) -> str:

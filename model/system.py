@@ -144,10 +144,32 @@ def _flush(step: Step, rules: Rules) -> Step:
         return step
     clients = list(s.clients)
     receive = (rules.parts or _DEFAULT).client_receive
+    # the model's own clients read only the client, the message and the rules (a mutant's may
+    # read the whole state): their answers are remembered, per rule set
+    memo = _received(rules) if receive is _DEFAULT.client_receive else None
     for c, chan in enumerate(s.down):
         for msg in chan:
-            clients[c] = receive(s, c, clients[c], msg, rules)
+            if memo is None:
+                clients[c] = receive(s, c, clients[c], msg, rules)
+                continue
+            key = (c, clients[c], msg)
+            got = memo.get(key)
+            if got is None:
+                if len(memo) >= 100_000:
+                    memo.clear()
+                got = memo[key] = receive(s, c, clients[c], msg, rules)
+            clients[c] = got
     return step._replace(state=s._replace(clients=tuple(clients), down=((),) * len(clients)))
+
+
+_RECEIVED: list = [None, {}]
+
+
+def _received(rules: Rules) -> dict:
+    """The remembered client answers under ``rules`` (one rule set at a time)."""
+    if _RECEIVED[0] is not rules:
+        _RECEIVED[:] = [rules, {}]
+    return _RECEIVED[1]
 
 
 # --- transport ----------------------------------------------------------------
