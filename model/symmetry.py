@@ -82,15 +82,17 @@ def canonicalizer(rules: Rules, cfg: Config | None = None) -> Callable[[System],
             return None
 
     # Most successors of a state leave its agent as it was (a delivery, a client's step), and a
-    # representative's agent needs no renumbering: remember the last agent that needed none.
-    plain = None
+    # representative's agent needs no renumbering: remember the last few agents that needed none
+    # (a state's agent-changing successors come between its others).
+    plain: list = [None] * 4
 
     def canon(s: System) -> System:
-        nonlocal plain
-        if rename and s.agent is not plain:
+        a = s.agent
+        if rename and not (a is plain[0] or a is plain[1] or a is plain[2] or a is plain[3]):
             t = _renumber_ids(s)
             if t is s:
-                plain = s.agent
+                plain.pop()
+                plain.insert(0, a)
             s = t
         if len(s.clients) > 1:
             s = _sort_clients(s)
@@ -287,21 +289,23 @@ class SymmetryBroken(Exception):
         self.reason = reason
 
 
-def _ids(s: System) -> frozenset:
-    """Every message ID the agent's state holds (the last agent's answer is kept: a state's
-    successors are checked one after another, each against it)."""
+def _ids(s: System) -> set:
+    """Every message ID the agent's state holds."""
     a = s.agent
-    if a is _last_ids[0]:
-        return _last_ids[1]
     out = {m.mid for m in a.conv}
     out.update(r.mid for r in a.reqs if r.mid)
     out.update(m for m, _ in a.issued)
-    out = frozenset(out)
-    _last_ids[:] = [a, out]
     return out
 
 
-_last_ids: list = [None, frozenset()]
+def _ids_before(pre: System) -> set:
+    """``_ids(pre)``, kept for the last state: its successors are checked one after another."""
+    if pre.agent is not _before[0]:
+        _before[:] = [pre.agent, _ids(pre)]
+    return _before[1]
+
+
+_before: list = [None, set()]
 
 
 def check_fresh_ids(pre: System, step) -> str:
@@ -317,7 +321,7 @@ def check_fresh_ids(pre: System, step) -> str:
     after = None
     if b.conv is not a.conv or b.reqs is not a.reqs or b.issued is not a.issued:
         after = _ids(step.state)
-        for m in after - _ids(pre):
+        for m in after - _ids_before(pre):
             if not a.next_id <= m < b.next_id:
                 return f"{_label(step)} made message ID {m}, which its counter ({a.next_id}) did not give out"
     for _, msg in step.emitted:
