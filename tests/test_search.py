@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from acp_lifecycle.model.bugs import BUGS
+from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.search import engine, graph
 from acp_lifecycle.sims.search.explore import explore
@@ -51,6 +52,25 @@ def test_the_parallel_search_catches_a_seeded_bug_with_the_same_shortest_trace(f
 def test_a_small_member_stays_in_one_process():
     r = explore(get_suite("tiny").members[0], workers=2)
     assert r.workers == 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_packed_frontiers_give_the_same_search(fork_early, monkeypatch, workers):
+    # only huge's levels pass storage.COMPRESS_AT: pack every level of a small member instead
+    from acp_lifecycle.sims.search import storage
+
+    cfg = get_suite("lost-response").members[0]
+    whole = explore(cfg, workers=workers)
+    monkeypatch.setattr(storage, "COMPRESS_AT", 1)
+    packed = explore(cfg, workers=workers)
+    assert _summary(packed) == _summary(whole)
+    frontier = storage.Frontier()
+    states = [(s, k) for k, s in enumerate([next(iter(Lifecycle(cfg).init_states()))] * 300)]
+    for s, k in states:
+        frontier.add(s, k)
+    frontier.seal()
+    assert any(isinstance(b, bytes) for b in frontier.blocks)
+    assert list(frontier.drain()) == states
 
 
 def test_the_run_states_its_collision_probability_as_tlc_does():
