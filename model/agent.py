@@ -132,7 +132,7 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
     if w is not None and a.pending:
         # ghost: inserted prompts whose work has not begun are neither the foreground work nor
         # "prompts not yet inserted" (``session_cancel_stops_inserted_waiting_prompt``)
-        reqs = tuple(r._replace(waited_cancel=True) if r.ins and r.mid in a.pending else r for r in a.reqs)
+        reqs = tuple(r._replace(waited_cancel=True) if r.ever_inserted and r.mid in a.pending else r for r in a.reqs)
         a = a._replace(reqs=reqs)
     if rules.spec == "rfd+2.4.0":
         # ghost: the prompts this cancel covers under the 2.4.0 text
@@ -321,7 +321,7 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fal
         issued = tuple(sorted(a.issued + ((mid, idx),)))
     command = req.content.startswith("/")
     msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command), a.attached)
-    r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ins=True)
+    r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ever_inserted=True)
     a = a._replace(reqs=replace_at(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
     label = ("AgentInsert", idx, "retained" if retained else "live-only")
     if a.work is not None and not queue:

@@ -92,7 +92,7 @@ class Req(NamedTuple):
     mid: int  # message id (0 = none yet)
     answers: tuple  # ghost: every response sent, ("ok", mid) or ("err", code)
     orphan: bool  # its connection is gone: a response would go nowhere
-    ins: bool  # ghost: was ever inserted
+    ever_inserted: bool  # ghost: was ever inserted
     hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
     cut: bool  # ghost: a session/cancel that covers prompts (2.4.0) reached the agent before its insertion
     #: ghost: its message was inserted and waited for work when a session/cancel stopped other work

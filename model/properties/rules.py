@@ -18,7 +18,7 @@ def success_only_after_insertion(s: System):
     """A prompt is answered successfully only once its message is inserted."""
     for r in s.agent.reqs:
         for ans in r.answers:
-            if ans[0] == "ok" and not r.ins:
+            if ans[0] == "ok" and not r.ever_inserted:
                 return (
                     f"client {r.cid}'s session/prompt {r.rid} was answered with messageId "
                     f"{ans[1]} while its message was {r.phase}, not inserted"
@@ -45,7 +45,7 @@ def inserted_prompt_never_rejected(pre: System, step: Step):
     for c, m in step.emitted:
         if m[0] == "err":
             r = request_of(pre, c, m[1])
-            if r is not None and r.ins:
+            if r is not None and r.ever_inserted:
                 return (
                     f"client {c}'s session/prompt {m[1]} was answered with error {m[2]} "
                     f"after its message {r.mid} was inserted"
@@ -70,7 +70,7 @@ def answered_before_its_work_ends(pre: System, step: Step):
         return None  # a cancellation or a failure may end the work before the response
     for m in idle_updates(step):
         for r in pre.agent.reqs:
-            if r.ins and not r.answers and not r.orphan and r.mid in w.inputs:
+            if r.ever_inserted and not r.answers and not r.orphan and r.mid in w.inputs:
                 return (
                     f"the work that took message {r.mid} ended ({m[2] or 'no stop reason'}) before client "
                     f"{r.cid}'s session/prompt {r.rid} was answered: the response waited for processing"
@@ -454,7 +454,7 @@ def lost_response_recoverable(pre: System, step: Step):
         held = {key for key, _, opt in cl.view if key > 0 and not opt}
         for sub in cl.subs:
             r = by_key.get((c, sub.rid))
-            if sub.status == "unknown" and not sub.mid and r is not None and r.ins and r.mid in retained & held:
+            if sub.status == "unknown" and not sub.mid and r is not None and r.ever_inserted and r.mid in retained & held:
                 return (
                     f"client {c} replayed the session and holds message {r.mid}, but cannot tell "
                     f"that it is its prompt {sub.rid} whose response was lost"
@@ -465,7 +465,7 @@ def lost_response_recoverable(pre: System, step: Step):
 @prop("always", expect="known_limitation", witnesses=("sometimes_retry",))
 def retry_does_not_duplicate(s: System):
     """Retrying a submission whose response was lost never creates a second message."""
-    inserted = {(r.cid, r.rid): r.mid for r in s.agent.reqs if r.ins}
+    inserted = {(r.cid, r.rid): r.mid for r in s.agent.reqs if r.ever_inserted}
     for c, cl in enumerate(s.clients):
         for sub in cl.subs:
             if sub.retry_of and (c, sub.retry_of) in inserted and (c, sub.rid) in inserted:
@@ -488,7 +488,7 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
         # insertion, or work that took its message) is the work it asked to stop:
         # 2.4.0 "Cancels a session's foreground work and its prompts not yet inserted."
         own = w is not None and (
-            (w.hook and reqs[w.hook - 1].cid == c) or any(r.cid == c and r.ins and r.mid in w.inputs for r in reqs)
+            (w.hook and reqs[w.hook - 1].cid == c) or any(r.cid == c and r.ever_inserted and r.mid in w.inputs for r in reqs)
         )
         stopped = step.state.agent.work is not None and step.state.agent.work.cancelling
         if w is not None and not w.cancelling and stopped and w.serial != sent_during and not own:

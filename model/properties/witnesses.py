@@ -184,7 +184,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
             if sub.status != status:
                 continue
             r = request_of(s, c, sub.rid)
-            if r is None or not r.ins:
+            if r is None or not r.ever_inserted:
                 continue
             for key, _, opt in cl.view:
                 if key == r.mid and opt == optimistic:
@@ -244,7 +244,7 @@ def sometimes_response_lost(pre, step):
         for sub in cl.subs:
             if sub.status == "unknown":
                 for r in step.state.agent.reqs:
-                    if r.cid == c and r.rid == sub.rid and r.ins:
+                    if r.cid == c and r.rid == sub.rid and r.ever_inserted:
                         return True
     return False
 

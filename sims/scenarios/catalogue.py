@@ -419,7 +419,7 @@ def _failure_before_response(final: System, trace: Trace) -> None:
 def _cancel_wins(final: System, trace: Trace) -> None:
     """The request was rejected with -32800, nothing was inserted or echoed, and the client dropped its optimistic copy."""
     r = final.agent.reqs[0]
-    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
+    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ever_inserted,
            f"the prompt should be rejected with {ERR_CANCELLED} before insertion, it is {r.phase} with {r.answers}")
     require(not final.agent.conv and not sent_messages(trace, "um") and not sent_messages(trace, "chunk"), "nothing should be inserted or echoed")
     require(submission_of(final, 0, 1).status == "rejected" and final.clients[0].view == (), "the client should drop the rejected prompt")
@@ -474,7 +474,7 @@ _CANCEL_HELD = scenario_config("session-cancel-held-prompt", hold=True, cancels=
 def _cancel_held(final: System, trace: Trace) -> None:
     """The held prompt was answered -32800 and never inserted or echoed; the running work ended cancelled."""
     r = final.agent.reqs[0]
-    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
+    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ever_inserted,
            f"the held prompt should be rejected with {ERR_CANCELLED}, it is {r.phase} with {r.answers}")
     require(not final.agent.conv and not sent_messages(trace, "um") and not sent_messages(trace, "chunk"), "the held prompt should never be echoed")
     require(idle_updates_sent(trace) == [("state", IDLE, "cancelled", 0)], f"the work should end cancelled, got {idle_updates_sent(trace)}")
