@@ -136,7 +136,8 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
         a = a._replace(reqs=reqs)
     if rules.spec == "rfd+2.4.0":
         # ghost: the prompts this cancel covers under the 2.4.0 text
-        reqs = tuple(r._replace(cut=True) if r.phase in NOT_INSERTED and not r.cut else r for r in a.reqs)
+        reqs = tuple(r._replace(session_cancel_before_insertion=True)
+                     if r.phase in NOT_INSERTED and not r.session_cancel_before_insertion else r for r in a.reqs)
         a = a._replace(reqs=reqs)
     if rules.cancel_rejects_held == "must":
         # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
@@ -253,7 +254,7 @@ def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
 
 def _covered(req: Req, rules: Rules) -> bool:
     """Is this prompt covered by a `session/cancel` whose rejection is still to come (``cancel_rejects_held="later"``)?"""
-    return req.cut and rules.cancel_rejects_held == "later"
+    return req.session_cancel_before_insertion and rules.cancel_rejects_held == "later"
 
 
 def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:

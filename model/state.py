@@ -94,7 +94,8 @@ class Req(NamedTuple):
     orphan: bool  # its connection is gone: a response would go nowhere
     ever_inserted: bool  # ghost: was ever inserted
     hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
-    cut: bool  # ghost: a session/cancel that covers prompts (2.4.0) reached the agent before its insertion
+    #: ghost: under rfd+2.4.0, a session/cancel (which covers prompts not yet inserted) reached the agent before its insertion
+    session_cancel_before_insertion: bool
     #: ghost: its message was inserted and waited for work when a session/cancel stopped other work
     waited_cancel: bool = False
 

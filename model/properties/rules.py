@@ -83,12 +83,12 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
     """A prompt that a session/cancel found not yet inserted is never inserted, and is answered -32800."""
     if step.action[0] == "AgentInsert":
         r = pre.agent.reqs[step.action[1]]
-        if r.cut:
+        if r.session_cancel_before_insertion:
             return f"client {r.cid}'s session/prompt {r.rid} was inserted after a session/cancel found it not yet inserted"
     for c, m in step.emitted:
         if m[0] == "err" and m[2] != -32800:
             r = request_of(pre, c, m[1])
-            if r is not None and r.cut:
+            if r is not None and r.session_cancel_before_insertion:
                 return f"client {c}'s session/prompt {m[1]}, cancelled by session/cancel, was answered {m[2]}, not -32800"
     return None
 

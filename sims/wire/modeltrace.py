@@ -400,10 +400,11 @@ def _forget(s, keep_cut: bool = False):
     ``hooked`` of a request past insertion (it bounds the hook loop of requests
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
-    and the ghosts only properties read (``Msg.aud``, ``Req.cut``,
-    ``Client.cut``, ``Work.hook``): trace validation checks no property.
-    With ``keep_cut`` (``cancel_rejects_held="later"``) ``Req.cut`` of a
-    prompt not yet inserted is behaviour, not a ghost, and is kept."""
+    and the ghosts only properties read (``Msg.aud``,
+    ``Req.session_cancel_before_insertion``, ``Client.cut``, ``Work.hook``):
+    trace validation checks no property. With ``keep_cut``
+    (``cancel_rejects_held="later"``) ``Req.session_cancel_before_insertion``
+    of a prompt not yet inserted is behaviour, not a ghost, and is kept."""
     s = _forget_ghosts(s, keep_cut)
     a = s.agent
     if not any((r.hooked and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
@@ -421,8 +422,9 @@ def _forget_ghosts(s, keep_cut: bool = False):
     a = s.agent
     if any(m.aud for m in a.conv):
         a = a._replace(conv=tuple(m._replace(aud=0) if m.aud else m for m in a.conv))
-    if any(r.cut and not (keep_cut and r.phase in NOT_INSERTED) for r in a.reqs):
-        a = a._replace(reqs=tuple(r._replace(cut=False) if r.cut and not (keep_cut and r.phase in NOT_INSERTED) else r
+    if any(r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) for r in a.reqs):
+        a = a._replace(reqs=tuple(r._replace(session_cancel_before_insertion=False)
+                                  if r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) else r
                                   for r in a.reqs))
     if a.work is not None and a.work.hook:
         a = a._replace(work=a.work._replace(hook=0))
