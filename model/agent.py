@@ -705,7 +705,7 @@ def _lose(s: System, c: int) -> Step:
     a = s.agent
     bit = 1 << c
     reqs = tuple(r._replace(orphan=True) if r.cid == c else r for r in a.reqs)
-    conv = tuple(m._replace(owed=m.owed & ~bit, aud=m.aud & ~bit) if (m.owed | m.aud) & bit else m for m in a.conv)
+    conv = tuple(m._replace(owed=m.owed & ~bit, audience=m.audience & ~bit) if (m.owed | m.audience) & bit else m for m in a.conv)
     a = a._replace(reqs=reqs, conv=conv, attached=a.attached & ~bit)
     o_emitted: tuple = ()
     down = s.down
@@ -744,7 +744,7 @@ def _restart(s: System, rules: Rules) -> Step:
         else r._replace(orphan=True)
         for r in a.reqs
     )
-    conv = tuple(m._replace(owed=0, aud=0) for m in a.conv if m.retained)
+    conv = tuple(m._replace(owed=0, audience=0) for m in a.conv if m.retained)
     next_id = 1 if rules.id_scheme == "restart-resets" else a.next_id
     a = Agent(IDLE, "", None, reqs, conv, (), next_id, 0, a.issued, a.ended_tools, (), a.serial)
     clients = s.clients

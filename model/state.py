@@ -110,7 +110,7 @@ class Msg(NamedTuple):
     kind: str  # "prompt" | "command" | "import"
     owed: int  # bitmask of clients that are owed the live echo
     runs: int  # ghost: how often a command was executed
-    aud: int  # ghost: clients attached at insertion whose connection has not been lost since
+    audience: int  # ghost: clients attached at insertion whose connection has not been lost since
 
 
 class Work(NamedTuple):

@@ -44,7 +44,7 @@ from .judges import STATEFUL
 from .state import Msg, System
 
 #: bitmask fields of a conversation message with one bit per client
-_MASKS = tuple(f for f in ("owed", "aud") if f in Msg._fields)
+_MASKS = tuple(f for f in ("owed", "audience") if f in Msg._fields)
 
 __all__ = [
     "SymmetryBroken",

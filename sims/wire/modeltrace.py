@@ -400,7 +400,7 @@ def _forget(s, keep_cut: bool = False):
     ``hooked`` of a request past insertion (it bounds the hook loop of requests
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
-    and the ghosts only properties read (``Msg.aud``,
+    and the ghosts only properties read (``Msg.audience``,
     ``Req.session_cancel_before_insertion``, ``Client.cut``, ``Work.hook``):
     trace validation checks no property. With ``keep_cut``
     (``cancel_rejects_held="later"``) ``Req.session_cancel_before_insertion``
@@ -420,8 +420,8 @@ def _forget(s, keep_cut: bool = False):
 
 def _forget_ghosts(s, keep_cut: bool = False):
     a = s.agent
-    if any(m.aud for m in a.conv):
-        a = a._replace(conv=tuple(m._replace(aud=0) if m.aud else m for m in a.conv))
+    if any(m.audience for m in a.conv):
+        a = a._replace(conv=tuple(m._replace(audience=0) if m.audience else m for m in a.conv))
     if any(r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) for r in a.reqs):
         a = a._replace(reqs=tuple(r._replace(session_cancel_before_insertion=False)
                                   if r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) else r
