@@ -374,7 +374,8 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             i = waiting[0]
             step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
             a2 = step.state.agent
-            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(hooked=True)), work=a2.work._replace(hook=i + 1))
+            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(hooked=True)),
+                             work=a2.work._replace(before_insertion_of=i + 1))
             out.append(step._replace(state=step.state._replace(agent=a2)))
         if used.agent_work < cfg.agent_work:
             # "Agent-initiated work does not require a prompt request or a

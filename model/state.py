@@ -121,7 +121,7 @@ class Work(NamedTuple):
     tools: tuple  # ((tool id, ToolCallMachine state), ...)
     cancelling: bool  # session/cancel received
     perm: int  # outstanding permission request id (0 = none)
-    hook: int  # ghost: for work before insertion, 1 + the index of the request it runs for (0 = none)
+    before_insertion_of: int  # ghost: for work before insertion, 1 + the index of the request it runs for (0 = none)
 
 
 class Agent(NamedTuple):

@@ -488,7 +488,8 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
         # insertion, or work that took its message) is the work it asked to stop:
         # 2.4.0 "Cancels a session's foreground work and its prompts not yet inserted."
         own = w is not None and (
-            (w.hook and reqs[w.hook - 1].cid == c) or any(r.cid == c and r.ever_inserted and r.mid in w.inputs for r in reqs)
+            (w.before_insertion_of and reqs[w.before_insertion_of - 1].cid == c)
+            or any(r.cid == c and r.ever_inserted and r.mid in w.inputs for r in reqs)
         )
         stopped = step.state.agent.work is not None and step.state.agent.work.cancelling
         if w is not None and not w.cancelling and stopped and w.serial != sent_during and not own:

@@ -401,8 +401,8 @@ def _forget(s, keep_cut: bool = False):
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
     and the ghosts only properties read (``Msg.audience``,
-    ``Req.session_cancel_before_insertion``, ``Client.cut``, ``Work.hook``):
-    trace validation checks no property. With ``keep_cut``
+    ``Req.session_cancel_before_insertion``, ``Client.cut``,
+    ``Work.before_insertion_of``): trace validation checks no property. With ``keep_cut``
     (``cancel_rejects_held="later"``) ``Req.session_cancel_before_insertion``
     of a prompt not yet inserted is behaviour, not a ghost, and is kept."""
     s = _forget_ghosts(s, keep_cut)
@@ -426,8 +426,8 @@ def _forget_ghosts(s, keep_cut: bool = False):
         a = a._replace(reqs=tuple(r._replace(session_cancel_before_insertion=False)
                                   if r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) else r
                                   for r in a.reqs))
-    if a.work is not None and a.work.hook:
-        a = a._replace(work=a.work._replace(hook=0))
+    if a.work is not None and a.work.before_insertion_of:
+        a = a._replace(work=a.work._replace(before_insertion_of=0))
     clients = s.clients
     if any(cl.cut for cl in clients):
         clients = tuple(cl._replace(cut=False) if cl.cut else cl for cl in clients)
