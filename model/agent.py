@@ -364,7 +364,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
         if a.fg != IDLE:
             return  # only a buggy agent gets here: it dropped work without an idle
         waiting = [i for i, r in enumerate(a.reqs)
-                   if r.phase in NOT_INSERTED and not r.orphan and not r.hooked and not _covered(r, rules)]
+                   if r.phase in NOT_INSERTED and not r.orphan and not r.had_work_before_insertion and not _covered(r, rules)]
         if a.pending:
             out.extend(_begins(s, cfg, rules, ("AgentBeginWork", "input"), a.pending, used))
         elif waiting and cfg.hook:
@@ -374,7 +374,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             i = waiting[0]
             step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
             a2 = step.state.agent
-            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(hooked=True)),
+            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(had_work_before_insertion=True)),
                              work=a2.work._replace(before_insertion_of=i + 1))
             out.append(step._replace(state=step.state._replace(agent=a2)))
         if used.agent_work < cfg.agent_work:

@@ -93,7 +93,7 @@ class Req(NamedTuple):
     answers: tuple  # ghost: every response sent, ("ok", mid) or ("err", code)
     orphan: bool  # its connection is gone: a response would go nowhere
     ever_inserted: bool  # ghost: was ever inserted
-    hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
+    had_work_before_insertion: bool  # foreground work already ran for it before insertion (bounds that loop)
     #: ghost: under rfd+2.4.0, a session/cancel (which covers prompts not yet inserted) reached the agent before its insertion
     session_cancel_before_insertion: bool
     #: ghost: its message was inserted and waited for work when a session/cancel stopped other work

@@ -397,7 +397,7 @@ def _settle_retention(s, mp, hints: dict):
 
 def _forget(s, keep_cut: bool = False):
     """Forget what no later step reads, so that runs differing only there meet:
-    ``hooked`` of a request past insertion (it bounds the hook loop of requests
+    ``had_work_before_insertion`` of a request past insertion (it bounds the hook loop of requests
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
     and the ghosts only properties read (``Msg.audience``,
@@ -407,11 +407,12 @@ def _forget(s, keep_cut: bool = False):
     of a prompt not yet inserted is behaviour, not a ghost, and is kept."""
     s = _forget_ghosts(s, keep_cut)
     a = s.agent
-    if not any((r.hooked and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
+    if not any((r.had_work_before_insertion and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
         return s
     dead = {r.mid for r in a.reqs if r.mid and r.phase == "rejected"}
     reqs = tuple(
-        r._replace(hooked=False if r.phase not in NOT_INSERTED else r.hooked, mid=0 if r.phase == "rejected" else r.mid)
+        r._replace(had_work_before_insertion=False if r.phase not in NOT_INSERTED else r.had_work_before_insertion,
+                   mid=0 if r.phase == "rejected" else r.mid)
         for r in a.reqs
     )
     issued = tuple(e for e in a.issued if e[0] not in dead) if dead else a.issued
