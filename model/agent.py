@@ -721,7 +721,7 @@ def _lose(s: System, c: int) -> Step:
             down, o_emitted = tuple(o.down), tuple(o.emitted)
     clients = drop_client(s, c)
     if s.down[c]:
-        clients = replace_at(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+        clients = replace_at(clients, c, clients[c]._replace(missed_messages=True))  # ghost: messages lost in transit
     nxt = System(a, clients, replace_at(s.up, c, ()), replace_at(down, c, ()), s.used._replace(losses=s.used.losses + 1), s.seen)
     return Step(("ConnectionLost", c), nxt, o_emitted)
 
@@ -752,7 +752,7 @@ def _restart(s: System, rules: Rules) -> Step:
     for c in range(len(clients)):
         clients = drop_client(s._replace(clients=clients), c)
         if s.down[c]:
-            clients = replace_at(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+            clients = replace_at(clients, c, clients[c]._replace(missed_messages=True))  # ghost: messages lost in transit
     n = len(clients)
     nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1), s.seen)
     return Step(("AgentRestart",), nxt, ())

@@ -166,7 +166,7 @@ class Client(NamedTuple):
     next_rid: int
     submitted: int  # prompts submitted (retries not counted)
     done: tuple  # rids the client believes processed (only a buggy client fills it)
-    cut: bool  # ghost: a lost connection dropped agent messages on their way to it
+    missed_messages: bool  # ghost: a lost connection dropped agent messages on their way to it
 
 
 class Used(NamedTuple):

@@ -363,7 +363,7 @@ def client_content_matches_agent(s: System):
     for c, cl in enumerate(s.clients):
         for key, got, opt in cl.view:
             if key > 0 and not opt and key in content and got != content[key]:
-                if got == () and (cl.cut or any(m[0] in ("um", "chunk") and m[1] == key for m in s.down[c])):
+                if got == () and (cl.missed_messages or any(m[0] in ("um", "chunk") and m[1] == key for m in s.down[c])):
                     continue  # the rest of the update is on its way, or was lost with the connection
                 return f"client {c} holds {list(got)} for message {key}, the agent holds {list(content[key])}"
     return None

@@ -401,7 +401,7 @@ def _forget(s, keep_cut: bool = False):
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
     and the ghosts only properties read (``Msg.audience``,
-    ``Req.session_cancel_before_insertion``, ``Client.cut``,
+    ``Req.session_cancel_before_insertion``, ``Client.missed_messages``,
     ``Work.before_insertion_of``): trace validation checks no property. With ``keep_cut``
     (``cancel_rejects_held="later"``) ``Req.session_cancel_before_insertion``
     of a prompt not yet inserted is behaviour, not a ghost, and is kept."""
@@ -430,8 +430,8 @@ def _forget_ghosts(s, keep_cut: bool = False):
     if a.work is not None and a.work.before_insertion_of:
         a = a._replace(work=a.work._replace(before_insertion_of=0))
     clients = s.clients
-    if any(cl.cut for cl in clients):
-        clients = tuple(cl._replace(cut=False) if cl.cut else cl for cl in clients)
+    if any(cl.missed_messages for cl in clients):
+        clients = tuple(cl._replace(missed_messages=False) if cl.missed_messages else cl for cl in clients)
     if a is s.agent and clients is s.clients:
         return s
     return s._replace(agent=a, clients=clients)
