@@ -132,7 +132,8 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
     if w is not None and a.pending:
         # ghost: inserted prompts whose work has not begun are neither the foreground work nor
         # "prompts not yet inserted" (``session_cancel_stops_inserted_waiting_prompt``)
-        reqs = tuple(r._replace(waited_cancel=True) if r.ever_inserted and r.mid in a.pending else r for r in a.reqs)
+        reqs = tuple(r._replace(waiting_at_session_cancel=True) if r.ever_inserted and r.mid in a.pending else r
+                     for r in a.reqs)
         a = a._replace(reqs=reqs)
     if rules.spec == "rfd+2.4.0":
         # ghost: the prompts this cancel covers under the 2.4.0 text

@@ -97,7 +97,7 @@ class Req(NamedTuple):
     #: ghost: under rfd+2.4.0, a session/cancel (which covers prompts not yet inserted) reached the agent before its insertion
     session_cancel_before_insertion: bool
     #: ghost: its message was inserted and waited for work when a session/cancel stopped other work
-    waited_cancel: bool = False
+    waiting_at_session_cancel: bool = False
 
 
 class Msg(NamedTuple):

@@ -505,7 +505,7 @@ def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
     if w is None or (pre.agent.work is not None and pre.agent.work.serial == w.serial):
         return None
     for r in pre.agent.reqs:
-        if r.waited_cancel and r.mid in w.inputs:
+        if r.waiting_at_session_cancel and r.mid in w.inputs:
             return (
                 f"client {r.cid}'s prompt {r.rid} (message {r.mid}) was inserted while other work ran and waited "
                 f"when session/cancel stopped that work; its work starts now: the cancel stopped neither it (not "
