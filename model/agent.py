@@ -188,13 +188,13 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
                     mid = m.mid if rules.replay_same_id else _other_id(m.mid)
                     token = _token(a, m, rules)
                     if (next(each) if each is not None else mode) == "whole":
-                        o.send(c, ("um", mid, (m.content,), True, token))
+                        o.send(c, ("user_message", mid, (m.content,), True, token))
                     else:
                         # "When replay reconstructs a user message from its beginning
                         # using chunks, the agent MUST first send a user_message
                         # update with content: []."
                         if rules.replay_reset:
-                            o.send(c, ("um", mid, (), True, token))
+                            o.send(c, ("user_message", mid, (), True, token))
                         o.send(c, ("chunk", mid, m.content, True))
                     if m.owed >> c & 1:
                         # The replay reports the message to c: its live echo is
@@ -343,13 +343,13 @@ def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
     o = Outbox(s)
     mid = m.mid if rules.echo_same_id else _other_id(m.mid)
     if mode == "whole":
-        o.broadcast(("um", mid, (m.content,), False, _token(a, m, rules)), m.owed)
+        o.broadcast(("user_message", mid, (m.content,), False, _token(a, m, rules)), m.owed)
     else:
         o.broadcast(("chunk", mid, m.content, False), m.owed)
         if mode == "chunk+meta":
             # A metadata-only update after the content: "A metadata-only update
             # does not clear content".
-            o.broadcast(("um", mid, None, False, _token(a, m, rules)), m.owed)
+            o.broadcast(("user_message", mid, None, False, _token(a, m, rules)), m.owed)
     a = a._replace(conv=replace_at(a.conv, i, m._replace(owed=0)))
     return Step(("AgentEcho", m.mid, mode), commit(s, a, o), tuple(o.emitted))
 

@@ -20,13 +20,13 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
     kind = msg[0]
     if kind in ("ok", "v1ok", "err"):
         return _client_response(cl, msg, rules)
-    if kind == "um" or kind == "chunk":
+    if kind == "user_message" or kind == "chunk":
         mid = msg[1]
         cl = _associate_from_echo(c, cl, msg, rules)
         view = cl.view
         for i, (key, content, opt) in enumerate(view):
             if key == mid:
-                if kind == "um":
+                if kind == "user_message":
                     if msg[2] is None:
                         # "an omitted field leaves existing message content unchanged"
                         return cl
@@ -37,7 +37,7 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
                     new = (msg[2],) if opt else content + (msg[2],)
                 return cl._replace(view=replace_at(view, i, (mid, new, False)))
         # "For a new `messageId`, omitted `content` starts empty."
-        new = (msg[2] or ()) if kind == "um" else (msg[2],)
+        new = (msg[2] or ()) if kind == "user_message" else (msg[2],)
         return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
     if kind == "state":
         if msg[1] not in (IDLE, RUNNING, REQUIRES_ACTION):
@@ -105,7 +105,7 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
     mid = msg[1]
     if any(sub.mid == mid for sub in cl.subs):
         return cl
-    if msg[0] == "um" and msg[4] is not None and rules.correlation_token:
+    if msg[0] == "user_message" and msg[4] is not None and rules.correlation_token:
         # The FAQ's client-generated correlation token, carried by the user
         # message: only the client that made the token recognises it.
         if msg[4][0] != c:
@@ -117,7 +117,7 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
     how = rules.client_associates_by
     if how == "response":
         return cl
-    content = msg[2][0] if msg[0] == "um" and msg[2] else msg[2] if msg[0] == "chunk" else None
+    content = msg[2][0] if msg[0] == "user_message" and msg[2] else msg[2] if msg[0] == "chunk" else None
     for j, sub in enumerate(cl.subs):
         # acknowledged without an ID: the result carried none (``Rules.response_message_id``)
         took = ("sent", "unknown") if rules.response_message_id else ("sent", "unknown", "acknowledged")

@@ -585,7 +585,7 @@ JUDGES: dict[str, Judge] = {
               ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
               step=_cancelled_work_ends_cancelled),
         Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
-              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("um", "chunk"),
+              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("user_message", "chunk"),
               ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),
     )
 }
@@ -612,7 +612,7 @@ def record_of_model(msg: tuple):
         return PromptResult(msg[1], msg[2])
     if k == "err":
         return PromptError(msg[1], msg[2])
-    if k == "um":
+    if k == "user_message":
         return UserMessage(msg[1], msg[2], msg[3])
     if k == "chunk":
         return UserChunk(msg[1], msg[3])

@@ -225,7 +225,7 @@ compile_replace(Step)
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
 #   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
-#   ("um", mid, content, replay, token)  user_message (content: tuple; () = []; None = omitted)
+#   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = []; None = omitted)
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
 #   ("tool", tid, status, first)      tool_call_update (first: the report that announces the call)

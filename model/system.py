@@ -78,7 +78,7 @@ __all__ = [*state_module.__all__, "successors"]
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
 #   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
-#   ("um", mid, content, replay, token)  user_message (content: tuple; () = [])
+#   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = [])
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
 #   ("tool", tid, status)             tool_call / tool_call_update

@@ -72,7 +72,7 @@ def agent_message(msg: tuple) -> dict:
         return {"jsonrpc": "2.0", "id": msg[1], "result": {"stopReason": msg[2]}}
     if kind == "err":
         return {"jsonrpc": "2.0", "id": msg[1], "error": {"code": msg[2], "message": _ERROR_TEXT.get(msg[2], "Error")}}
-    if kind == "um":
+    if kind == "user_message":
         update = {"sessionUpdate": "user_message", "messageId": _mid(msg[1])}
         if msg[2] is not None:  # None: a metadata-only update, content omitted
             update["content"] = [{"type": "text", "text": t} for t in msg[2]]

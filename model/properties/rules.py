@@ -101,22 +101,22 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
 judged_property("distinct_message_ids")
 
 
-@prop("step", witnesses=("sometimes_live_echo",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_live_echo",), on=("user_message", "chunk"))
 def echo_names_an_inserted_message(pre: System, step: Step):
     """A live user-message update names an inserted message by its returned ID."""
     mids = {m.mid for m in pre.agent.conv}
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and not m[3] and m[1] not in mids:
+        if m[0] in ("user_message", "chunk") and not m[3] and m[1] not in mids:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, which no inserted message has"
     return None
 
 
-@prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("user_message", "chunk"))
 def rejected_submission_never_echoed(pre: System, step: Step):
     """A rejected submission never appears as a user message."""
     rejected = {r.mid for r in pre.agent.reqs if r.mid and any(a[0] == "err" for a in r.answers)}
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and m[1] in rejected:
+        if m[0] in ("user_message", "chunk") and m[1] in rejected:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, whose prompt was rejected"
     return None
 
@@ -125,7 +125,7 @@ judged_property("every_inserted_message_echoed")
 
 
 def _name(m: tuple) -> str:
-    return "user_message" if m[0] == "um" else "user_message_chunk"
+    return "user_message" if m[0] == "user_message" else "user_message_chunk"
 
 
 # ---------------------------------------------------------------------------
@@ -363,7 +363,7 @@ def client_content_matches_agent(s: System):
     for c, cl in enumerate(s.clients):
         for key, got, opt in cl.view:
             if key > 0 and not opt and key in content and got != content[key]:
-                if got == () and (cl.missed_messages or any(m[0] in ("um", "chunk") and m[1] == key for m in s.down[c])):
+                if got == () and (cl.missed_messages or any(m[0] in ("user_message", "chunk") and m[1] == key for m in s.down[c])):
                     continue  # the rest of the update is on its way, or was lost with the connection
                 return f"client {c} holds {list(got)} for message {key}, the agent holds {list(content[key])}"
     return None
@@ -412,12 +412,12 @@ def cancelled_permission_answered_cancelled(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-@prop("step", witnesses=("sometimes_replay",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_replay",), on=("user_message", "chunk"))
 def replay_preserves_ids(pre: System, step: Step):
     """Retained messages replay under the IDs they were returned with."""
     retained = {m.mid for m in pre.agent.conv if m.retained}
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and m[3] and m[1] not in retained:
+        if m[0] in ("user_message", "chunk") and m[3] and m[1] not in retained:
             return f"replay to client {c} sent messageId {m[1]}, which no retained message has"
     return None
 

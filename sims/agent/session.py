@@ -144,10 +144,10 @@ class LiveSession:
         params = wire.get("params")
         if isinstance(params, dict) and "sessionId" in params:
             params["sessionId"] = self.key
-        if kind in ("um", "chunk"):
+        if kind in ("user_message", "chunk"):
             blocks = self._content(msg[1], pre)
             update = params["update"]
-            if kind == "um" and "content" in update and update["content"]:
+            if kind == "user_message" and "content" in update and update["content"]:
                 update["content"] = blocks
             elif kind == "chunk":
                 out = []

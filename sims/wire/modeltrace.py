@@ -198,7 +198,7 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
         return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
     if k == "resumed":
         return _bind(mp, rns, t[1], (c, mm[1]))
-    if k == "um":
+    if k == "user_message":
         same = mm[2] is None if t[2] is None else mm[2] is not None and tuple(symbol(x) for x in mm[2]) == t[2]
         return same and _bind(mp, "mid", t[1], mm[1])
     if k == "chunk":
@@ -243,7 +243,7 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
             msg["id"] = raw("rid:" + label, (c, mm[1]))
         if k == "ok":
             msg["result"]["messageId"] = raw("mid", mm[2])
-        elif k in ("um", "chunk"):
+        elif k in ("user_message", "chunk"):
             msg["params"]["update"]["messageId"] = raw("mid", mm[1])
         elif k == "tool":
             msg["params"]["update"]["toolCallId"] = raw("tool", mm[1])
@@ -658,12 +658,12 @@ class _Search:
             line = lines[q]
             if mp is None:
                 mp = dict(fmap)
-            if mm[0] == "um" and mm[3] and mm[2] and line.msg[0] == "um" and line.msg[2] == ():
+            if mm[0] == "user_message" and mm[3] and mm[2] and line.msg[0] == "user_message" and line.msg[2] == ():
                 # A message replayed whole in the model, by chunks in the log:
                 # the same replay with this message's mode changed
                 # (``Rules.replay_mixed``), without enumerating every mix.
                 obs = obs[:k] + [(c, sender, ("chunk", mm[1], mm[2][0], True))] + obs[k:]
-                mm = ("um", mm[1], (), True, mm[4])
+                mm = ("user_message", mm[1], (), True, mm[4])
             if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
                 if p >= self.best:
                     self.reach(p, _render(c, sender, mm, eps, mp, self.names))

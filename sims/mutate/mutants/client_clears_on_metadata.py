@@ -5,7 +5,7 @@ from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
 def _make(original):
     def _client_receive(s, c, cl, msg, rules):
-        if msg[0] == "um" and msg[2] is None:
+        if msg[0] == "user_message" and msg[2] is None:
             msg = msg[:2] + ((),) + msg[3:]  # "no content" taken as "empty content"
         return original(s, c, cl, msg, rules)
 
