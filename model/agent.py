@@ -609,7 +609,7 @@ def _end(
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
                 a = a._replace(reqs=replace_at(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
-                a = _parts.of(rules).answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
+                a = _parts.of(rules).answer(a, idx, o, ("ok", req.mid), rules, wire=("v1_prompt_result", req.rid, reason))
     a = a._replace(
         fg=FOREGROUND[(a.fg, "end")],
         stop=reason,

@@ -18,7 +18,7 @@ from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Us
 def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the head of its channel (what a correct client keeps)."""
     kind = msg[0]
-    if kind in ("ok", "v1ok", "err"):
+    if kind in ("ok", "v1_prompt_result", "err"):
         return _client_response(cl, msg, rules)
     if kind == "user_message" or kind == "chunk":
         mid = msg[1]
@@ -66,12 +66,12 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
 
 def _client_response(cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the response to one of its prompts: ``ok`` (with the prompt's
-    messageId), ``v1ok`` or ``err``."""
+    messageId), ``v1_prompt_result`` or ``err``."""
     kind = msg[0]
     j = find_sub(cl, msg[1])
     if j is None or cl.subs[j].status != "sent":
         return cl  # a second response: the client keeps the first
-    if kind == "v1ok":
+    if kind == "v1_prompt_result":
         # v1: the response ends the turn and carries no messageId to associate.
         sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
         return cl._replace(subs=replace_at(cl.subs, j, sub))

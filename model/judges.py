@@ -525,7 +525,7 @@ JUDGES: dict[str, Judge] = {
         Judge("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
               ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
               (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
-              ("ok", "err", "v1ok", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
+              ("ok", "err", "v1_prompt_result", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
               per="connection", start=(), step=_one_response_per_request),
         Judge("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
               ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None, (),
@@ -620,7 +620,7 @@ def record_of_model(msg: tuple):
         return ResumeResult(msg[1])
     if k == "tool":
         return ToolUpdate(msg[1], msg[2])
-    if k == "v1ok":
+    if k == "v1_prompt_result":
         return Response("client", msg[1])
     if k == "perm":
         return Request("agent", msg[1], "session/request_permission")

@@ -224,7 +224,7 @@ compile_replace(Step)
 # Agent -> client:
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
-#   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
+#   ("v1_prompt_result", rid, stop)   v1 session/prompt result {stopReason} (protocol v1 only)
 #   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = []; None = omitted)
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)

@@ -77,7 +77,7 @@ __all__ = [*state_module.__all__, "successors"]
 # Agent -> client:
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
-#   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
+#   ("v1_prompt_result", rid, stop)   v1 session/prompt result {stopReason} (protocol v1 only)
 #   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = [])
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)

@@ -157,7 +157,7 @@ def _agent_response(msg: dict, request_method: str | None) -> tuple | None:
     if "messageId" in result:
         return ("ok", rid, _key(result["messageId"]))
     if "stopReason" in result:
-        return ("v1ok", rid, result["stopReason"])
+        return ("v1_prompt_result", rid, result["stopReason"])
     if request_method in (None, "session/resume"):
         return ("resumed", rid)
     return None

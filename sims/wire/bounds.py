@@ -82,7 +82,7 @@ class _Counts:
         k = m[0]
         if k != "closed":
             self.prev_closed = None
-        if k in ("ok", "err", "v1ok"):
+        if k in ("ok", "err", "v1_prompt_result"):
             self.asked.discard((ln.client, m[1]))
         if k == "prompt":
             self.asked.add((ln.client, m[1]))

@@ -194,7 +194,7 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
         return _bind(mp, rns, t[1], (c, mm[1])) and _bind(mp, "mid", t[2], mm[2])
     if k == "err":
         return _same_error(mm[2], t[2]) and _bind(mp, rns, t[1], (c, mm[1]))
-    if k == "v1ok":
+    if k == "v1_prompt_result":
         return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
     if k == "resumed":
         return _bind(mp, rns, t[1], (c, mm[1]))
@@ -239,7 +239,7 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
             msg["id"] = raw("perm", mm[1])
     else:
         msg = agent_message(mm)
-        if k in ("ok", "err", "v1ok", "resumed"):
+        if k in ("ok", "err", "v1_prompt_result", "resumed"):
             msg["id"] = raw("rid:" + label, (c, mm[1]))
         if k == "ok":
             msg["result"]["messageId"] = raw("mid", mm[2])
