@@ -70,7 +70,7 @@ def _other_id(mid: int) -> int:
 # --- agent: receiving ----------------------------------------------------------
 
 
-def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
+def agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     """The agent handles the head of client c's channel."""
     msg = s.up[c][0]
     s = s._replace(up=replace_at(s.up, c, s.up[c][1:]))
@@ -224,7 +224,7 @@ def _token(a: Agent, m: Msg, rules: Rules):
 # --- agent: prompts -------------------------------------------------------------
 
 
-def _answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
+def answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
     req = a.reqs[idx]
     if not rules.prompt_response:
         return a  # the FAQ's "Prompt as a notification": there is nothing to answer
@@ -240,7 +240,7 @@ def _answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tu
     return a._replace(reqs=replace_at(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
 
 
-def _reject(a: Agent, idx: int, o: Outbox, code: int, rules: Rules) -> Agent:
+def reject(a: Agent, idx: int, o: Outbox, code: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
     a = a._replace(reqs=replace_at(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
     return _parts.of(rules).answer(a, idx, o, ("err", code), rules)
@@ -258,7 +258,7 @@ def _covered(req: Req, rules: Rules) -> bool:
     return req.session_cancel_before_insertion and rules.cancel_rejects_held == "later"
 
 
-def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     for idx, req in enumerate(a.reqs):
         phase = req.phase
@@ -313,7 +313,7 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
                     out.append(_parts.of(rules).echo(s, i, m, mode, rules))
 
 
-def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = False) -> Step:
+def insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = False) -> Step:
     a = s.agent
     req = a.reqs[idx]
     if req.mid:
@@ -338,7 +338,7 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fal
     return Step(label, s._replace(agent=a), ())
 
 
-def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
+def echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
     a = s.agent
     o = Outbox(s)
     mid = m.mid if rules.echo_same_id else _other_id(m.mid)
@@ -357,7 +357,7 @@ def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
 # --- agent: foreground work -------------------------------------------------------
 
 
-def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     w = a.work
     used = s.used
@@ -560,7 +560,7 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = 
     return Step(label, commit(s, a, o)._replace(used=used), tuple(o.emitted))
 
 
-def _end(
+def end(
     s: System,
     cfg: Config,
     rules: Rules,
@@ -623,7 +623,7 @@ def _end(
 # --- agent: faults ------------------------------------------------------------------
 
 
-def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     used = s.used
     # A buggy agent's straggling tool update after the idle.

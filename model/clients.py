@@ -15,7 +15,7 @@ from .machines import SUBMISSION
 from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Used, find_sub, replace_at
 
 
-def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
+def client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the head of its channel (what a correct client keeps)."""
     kind = msg[0]
     if kind in ("ok", "v1_prompt_result", "err"):
@@ -145,7 +145,7 @@ def drop_client(s: System, c: int) -> tuple:
 # --- clients ---------------------------------------------------------------------------
 
 
-def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     used = s.used
     a = s.agent
     room = not cfg.total_prompts or sum(cl.submitted for cl in s.clients) < cfg.total_prompts

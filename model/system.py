@@ -56,8 +56,8 @@ Abstractions, and why they are safe:
 from __future__ import annotations
 
 from . import parts as _parts
-from .agent import _agent_faults, _agent_prompts, _agent_receive, _agent_work, _answer, _echo, _end, _insert, _reject
-from .clients import _client_receive, _clients
+from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answer, echo, end, insert, reject
+from .clients import client_receive, clients
 from .config import Config, Rules
 from .judges import events_of_step, observe
 from . import state as state_module
@@ -166,6 +166,6 @@ def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.
 
 #: the model's own parts (``parts.py``): what a mutant changes one of
 _DEFAULT = _parts.DEFAULT = _parts.Parts(
-    _agent_receive, _agent_prompts, _agent_work, _agent_faults, _clients, _client_receive,
-    _end, _reject, _insert, _echo, _answer,
+    agent_receive, agent_prompts, agent_work, agent_faults, clients, client_receive,
+    end, reject, insert, echo, answer,
 )

@@ -21,5 +21,5 @@ MUTANT = Mutant(
     ("S240-UPSERT-CONTENT-REPLACES",),
     "client_content_matches_agent",
     "lost-response",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("RFD-METADATA-NO-CLEAR", "S240-UPSERT-OMITTED-UNCHANGED"),
     "client_content_matches_agent",
     "fifo",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

@@ -16,5 +16,5 @@ MUTANT = Mutant(
     ("RFD-COMMAND-REPLAY-SAME-ID",),
     "replay_preserves_ids",
     "restart",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
 )

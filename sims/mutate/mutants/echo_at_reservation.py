@@ -16,5 +16,5 @@ MUTANT = Mutant(
     ("S240-PROMPT-NEITHER-PRECEDES",),
     "echo_names_an_inserted_message",
     "tiny",
-    patches=(post("agent", "_agent_prompts", _fix),),
+    patches=(post("agent", "agent_prompts", _fix),),
 )

@@ -26,5 +26,5 @@ MUTANT = Mutant(
     ("RFD-ID-ECHO-SAME",),
     "echo_names_an_inserted_message",
     "tiny",
-    patches=(wrap("agent", "_echo", _make),),
+    patches=(wrap("agent", "echo", _make),),
 )

@@ -15,5 +15,5 @@ MUTANT = Mutant(
     ("RFD-METADATA-NOT-RESET", "RFD-REPLAY-CHUNK-RESET"),
     "chunked_replay_resets_first",
     "lost-response",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
 )

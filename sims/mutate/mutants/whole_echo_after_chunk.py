@@ -15,7 +15,7 @@ MUTANT = Mutant(
     ("RFD-ECHO-EVERY",),
     "client_content_matches_agent",
     "tiny",
-    patches=(post("agent", "_agent_prompts", _fix),),
+    patches=(post("agent", "agent_prompts", _fix),),
     equivalent=(
         "the RFD: \"Alternatively, a full-content user_message update replaces the retained content "
         "directly.\" A whole update after the chunks replaces them with the same content"
