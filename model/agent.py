@@ -70,7 +70,7 @@ def _other_id(mid: int) -> int:
 # --- agent: receiving ----------------------------------------------------------
 
 
-def _agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
+def agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     """The agent handles the head of client c's channel."""
     msg = s.up[c][0]
     s = s._replace(up=replace_at(s.up, c, s.up[c][1:]))
@@ -132,11 +132,13 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
     if w is not None and a.pending:
         # ghost: inserted prompts whose work has not begun are neither the foreground work nor
         # "prompts not yet inserted" (``session_cancel_stops_inserted_waiting_prompt``)
-        reqs = tuple(r._replace(waited_cancel=True) if r.ins and r.mid in a.pending else r for r in a.reqs)
+        reqs = tuple(r._replace(waiting_at_session_cancel=True) if r.ever_inserted and r.mid in a.pending else r
+                     for r in a.reqs)
         a = a._replace(reqs=reqs)
     if rules.spec == "rfd+2.4.0":
         # ghost: the prompts this cancel covers under the 2.4.0 text
-        reqs = tuple(r._replace(cut=True) if r.phase in NOT_INSERTED and not r.cut else r for r in a.reqs)
+        reqs = tuple(r._replace(session_cancel_before_insertion=True)
+                     if r.phase in NOT_INSERTED and not r.session_cancel_before_insertion else r for r in a.reqs)
         a = a._replace(reqs=reqs)
     if rules.cancel_rejects_held == "must":
         # 2.4.0: "Cancels a session's foreground work and its prompts not yet inserted."
@@ -186,13 +188,13 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
                     mid = m.mid if rules.replay_same_id else _other_id(m.mid)
                     token = _token(a, m, rules)
                     if (next(each) if each is not None else mode) == "whole":
-                        o.send(c, ("um", mid, (m.content,), True, token))
+                        o.send(c, ("user_message", mid, (m.content,), True, token))
                     else:
                         # "When replay reconstructs a user message from its beginning
                         # using chunks, the agent MUST first send a user_message
                         # update with content: []."
                         if rules.replay_reset:
-                            o.send(c, ("um", mid, (), True, token))
+                            o.send(c, ("user_message", mid, (), True, token))
                         o.send(c, ("chunk", mid, m.content, True))
                     if m.owed >> c & 1:
                         # The replay reports the message to c: its live echo is
@@ -222,7 +224,7 @@ def _token(a: Agent, m: Msg, rules: Rules):
 # --- agent: prompts -------------------------------------------------------------
 
 
-def _answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
+def answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tuple | None = None) -> Agent:
     req = a.reqs[idx]
     if not rules.prompt_response:
         return a  # the FAQ's "Prompt as a notification": there is nothing to answer
@@ -238,7 +240,7 @@ def _answer(a: Agent, idx: int, o: Outbox, answer: tuple, rules: Rules, wire: tu
     return a._replace(reqs=replace_at(a.reqs, idx, req._replace(answers=req.answers + (answer,))))
 
 
-def _reject(a: Agent, idx: int, o: Outbox, code: int, rules: Rules) -> Agent:
+def reject(a: Agent, idx: int, o: Outbox, code: int, rules: Rules) -> Agent:
     req = a.reqs[idx]
     a = a._replace(reqs=replace_at(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "reject")])))
     return _parts.of(rules).answer(a, idx, o, ("err", code), rules)
@@ -253,10 +255,10 @@ def _reserve(a: Agent, idx: int, rules: Rules) -> Agent:
 
 def _covered(req: Req, rules: Rules) -> bool:
     """Is this prompt covered by a `session/cancel` whose rejection is still to come (``cancel_rejects_held="later"``)?"""
-    return req.cut and rules.cancel_rejects_held == "later"
+    return req.session_cancel_before_insertion and rules.cancel_rejects_held == "later"
 
 
-def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     for idx, req in enumerate(a.reqs):
         phase = req.phase
@@ -311,7 +313,7 @@ def _agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> Non
                     out.append(_parts.of(rules).echo(s, i, m, mode, rules))
 
 
-def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = False) -> Step:
+def insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = False) -> Step:
     a = s.agent
     req = a.reqs[idx]
     if req.mid:
@@ -321,7 +323,7 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fal
         issued = tuple(sorted(a.issued + ((mid, idx),)))
     command = req.content.startswith("/")
     msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command), a.attached)
-    r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ins=True)
+    r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ever_inserted=True)
     a = a._replace(reqs=replace_at(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
     label = ("AgentInsert", idx, "retained" if retained else "live-only")
     if a.work is not None and not queue:
@@ -336,18 +338,18 @@ def _insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fal
     return Step(label, s._replace(agent=a), ())
 
 
-def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
+def echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
     a = s.agent
     o = Outbox(s)
     mid = m.mid if rules.echo_same_id else _other_id(m.mid)
     if mode == "whole":
-        o.broadcast(("um", mid, (m.content,), False, _token(a, m, rules)), m.owed)
+        o.broadcast(("user_message", mid, (m.content,), False, _token(a, m, rules)), m.owed)
     else:
         o.broadcast(("chunk", mid, m.content, False), m.owed)
         if mode == "chunk+meta":
             # A metadata-only update after the content: "A metadata-only update
             # does not clear content".
-            o.broadcast(("um", mid, None, False, _token(a, m, rules)), m.owed)
+            o.broadcast(("user_message", mid, None, False, _token(a, m, rules)), m.owed)
     a = a._replace(conv=replace_at(a.conv, i, m._replace(owed=0)))
     return Step(("AgentEcho", m.mid, mode), commit(s, a, o), tuple(o.emitted))
 
@@ -355,7 +357,7 @@ def _echo(s: System, i: int, m: Msg, mode: str, rules: Rules) -> Step:
 # --- agent: foreground work -------------------------------------------------------
 
 
-def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     w = a.work
     used = s.used
@@ -363,7 +365,7 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
         if a.fg != IDLE:
             return  # only a buggy agent gets here: it dropped work without an idle
         waiting = [i for i, r in enumerate(a.reqs)
-                   if r.phase in NOT_INSERTED and not r.orphan and not r.hooked and not _covered(r, rules)]
+                   if r.phase in NOT_INSERTED and not r.orphan and not r.had_work_before_insertion and not _covered(r, rules)]
         if a.pending:
             out.extend(_begins(s, cfg, rules, ("AgentBeginWork", "input"), a.pending, used))
         elif waiting and cfg.hook:
@@ -373,7 +375,8 @@ def _agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
             i = waiting[0]
             step = _begin(s, ("AgentBeginWork", "before-insertion"), (), used)
             a2 = step.state.agent
-            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(hooked=True)), work=a2.work._replace(hook=i + 1))
+            a2 = a2._replace(reqs=replace_at(a2.reqs, i, a2.reqs[i]._replace(had_work_before_insertion=True)),
+                             work=a2.work._replace(before_insertion_of=i + 1))
             out.append(step._replace(state=step.state._replace(agent=a2)))
         if used.agent_work < cfg.agent_work:
             # "Agent-initiated work does not require a prompt request or a
@@ -557,7 +560,7 @@ def _begin(s: System, label: tuple, inputs: tuple, used: Used, blocked: tuple = 
     return Step(label, commit(s, a, o)._replace(used=used), tuple(o.emitted))
 
 
-def _end(
+def end(
     s: System,
     cfg: Config,
     rules: Rules,
@@ -606,7 +609,7 @@ def _end(
         for idx, req in enumerate(a.reqs):
             if req.phase == "inserted" and not req.answers and req.mid in w.inputs:
                 a = a._replace(reqs=replace_at(a.reqs, idx, req._replace(phase=REQUEST[(req.phase, "respond")])))
-                a = _parts.of(rules).answer(a, idx, o, ("ok", req.mid), rules, wire=("v1ok", req.rid, reason))
+                a = _parts.of(rules).answer(a, idx, o, ("ok", req.mid), rules, wire=("v1_prompt_result", req.rid, reason))
     a = a._replace(
         fg=FOREGROUND[(a.fg, "end")],
         stop=reason,
@@ -620,7 +623,7 @@ def _end(
 # --- agent: faults ------------------------------------------------------------------
 
 
-def _agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     used = s.used
     # A buggy agent's straggling tool update after the idle.
@@ -704,7 +707,7 @@ def _lose(s: System, c: int) -> Step:
     a = s.agent
     bit = 1 << c
     reqs = tuple(r._replace(orphan=True) if r.cid == c else r for r in a.reqs)
-    conv = tuple(m._replace(owed=m.owed & ~bit, aud=m.aud & ~bit) if (m.owed | m.aud) & bit else m for m in a.conv)
+    conv = tuple(m._replace(owed=m.owed & ~bit, audience=m.audience & ~bit) if (m.owed | m.audience) & bit else m for m in a.conv)
     a = a._replace(reqs=reqs, conv=conv, attached=a.attached & ~bit)
     o_emitted: tuple = ()
     down = s.down
@@ -719,7 +722,7 @@ def _lose(s: System, c: int) -> Step:
             down, o_emitted = tuple(o.down), tuple(o.emitted)
     clients = drop_client(s, c)
     if s.down[c]:
-        clients = replace_at(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+        clients = replace_at(clients, c, clients[c]._replace(missed_messages=True))  # ghost: messages lost in transit
     nxt = System(a, clients, replace_at(s.up, c, ()), replace_at(down, c, ()), s.used._replace(losses=s.used.losses + 1), s.seen)
     return Step(("ConnectionLost", c), nxt, o_emitted)
 
@@ -743,14 +746,14 @@ def _restart(s: System, rules: Rules) -> Step:
         else r._replace(orphan=True)
         for r in a.reqs
     )
-    conv = tuple(m._replace(owed=0, aud=0) for m in a.conv if m.retained)
+    conv = tuple(m._replace(owed=0, audience=0) for m in a.conv if m.retained)
     next_id = 1 if rules.id_scheme == "restart-resets" else a.next_id
     a = Agent(IDLE, "", None, reqs, conv, (), next_id, 0, a.issued, a.ended_tools, (), a.serial)
     clients = s.clients
     for c in range(len(clients)):
         clients = drop_client(s._replace(clients=clients), c)
         if s.down[c]:
-            clients = replace_at(clients, c, clients[c]._replace(cut=True))  # ghost: messages lost in transit
+            clients = replace_at(clients, c, clients[c]._replace(missed_messages=True))  # ghost: messages lost in transit
     n = len(clients)
     nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1), s.seen)
     return Step(("AgentRestart",), nxt, ())

@@ -15,18 +15,18 @@ from .machines import SUBMISSION
 from .state import IDLE, REQUIRES_ACTION, RUNNING, Client, Step, Sub, System, Used, find_sub, replace_at
 
 
-def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
+def client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the head of its channel (what a correct client keeps)."""
     kind = msg[0]
-    if kind in ("ok", "v1ok", "err"):
+    if kind in ("ok", "v1_prompt_result", "err"):
         return _client_response(cl, msg, rules)
-    if kind == "um" or kind == "chunk":
+    if kind == "user_message" or kind == "chunk":
         mid = msg[1]
         cl = _associate_from_echo(c, cl, msg, rules)
         view = cl.view
         for i, (key, content, opt) in enumerate(view):
             if key == mid:
-                if kind == "um":
+                if kind == "user_message":
                     if msg[2] is None:
                         # "an omitted field leaves existing message content unchanged"
                         return cl
@@ -37,7 +37,7 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
                     new = (msg[2],) if opt else content + (msg[2],)
                 return cl._replace(view=replace_at(view, i, (mid, new, False)))
         # "For a new `messageId`, omitted `content` starts empty."
-        new = (msg[2] or ()) if kind == "um" else (msg[2],)
+        new = (msg[2] or ()) if kind == "user_message" else (msg[2],)
         return cl._replace(view=tuple(sorted(view + ((mid, new, False),))))
     if kind == "state":
         if msg[1] not in (IDLE, RUNNING, REQUIRES_ACTION):
@@ -66,12 +66,12 @@ def _client_receive(s: System, c: int, cl: Client, msg: tuple, rules: Rules) -> 
 
 def _client_response(cl: Client, msg: tuple, rules: Rules) -> Client:
     """A client handles the response to one of its prompts: ``ok`` (with the prompt's
-    messageId), ``v1ok`` or ``err``."""
+    messageId), ``v1_prompt_result`` or ``err``."""
     kind = msg[0]
     j = find_sub(cl, msg[1])
     if j is None or cl.subs[j].status != "sent":
         return cl  # a second response: the client keeps the first
-    if kind == "v1ok":
+    if kind == "v1_prompt_result":
         # v1: the response ends the turn and carries no messageId to associate.
         sub = cl.subs[j]._replace(status=SUBMISSION[("sent", "acknowledge")])
         return cl._replace(subs=replace_at(cl.subs, j, sub))
@@ -105,7 +105,7 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
     mid = msg[1]
     if any(sub.mid == mid for sub in cl.subs):
         return cl
-    if msg[0] == "um" and msg[4] is not None and rules.correlation_token:
+    if msg[0] == "user_message" and msg[4] is not None and rules.correlation_token:
         # The FAQ's client-generated correlation token, carried by the user
         # message: only the client that made the token recognises it.
         if msg[4][0] != c:
@@ -117,7 +117,7 @@ def _associate_from_echo(c: int, cl: Client, msg: tuple, rules: Rules) -> Client
     how = rules.client_associates_by
     if how == "response":
         return cl
-    content = msg[2][0] if msg[0] == "um" and msg[2] else msg[2] if msg[0] == "chunk" else None
+    content = msg[2][0] if msg[0] == "user_message" and msg[2] else msg[2] if msg[0] == "chunk" else None
     for j, sub in enumerate(cl.subs):
         # acknowledged without an ID: the result carried none (``Rules.response_message_id``)
         took = ("sent", "unknown") if rules.response_message_id else ("sent", "unknown", "acknowledged")
@@ -145,7 +145,7 @@ def drop_client(s: System, c: int) -> tuple:
 # --- clients ---------------------------------------------------------------------------
 
 
-def _clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
+def clients(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     used = s.used
     a = s.agent
     room = not cfg.total_prompts or sum(cl.submitted for cl in s.clients) < cfg.total_prompts

@@ -525,7 +525,7 @@ JUDGES: dict[str, Judge] = {
         Judge("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
               ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
               (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
-              ("ok", "err", "v1ok", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
+              ("ok", "err", "v1_prompt_result", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
               per="connection", start=(), step=_one_response_per_request),
         Judge("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
               ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None, (),
@@ -585,7 +585,7 @@ JUDGES: dict[str, Judge] = {
               ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
               step=_cancelled_work_ends_cancelled),
         Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
-              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("um", "chunk"),
+              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("user_message", "chunk"),
               ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),
     )
 }
@@ -612,7 +612,7 @@ def record_of_model(msg: tuple):
         return PromptResult(msg[1], msg[2])
     if k == "err":
         return PromptError(msg[1], msg[2])
-    if k == "um":
+    if k == "user_message":
         return UserMessage(msg[1], msg[2], msg[3])
     if k == "chunk":
         return UserChunk(msg[1], msg[3])
@@ -620,7 +620,7 @@ def record_of_model(msg: tuple):
         return ResumeResult(msg[1])
     if k == "tool":
         return ToolUpdate(msg[1], msg[2])
-    if k == "v1ok":
+    if k == "v1_prompt_result":
         return Response("client", msg[1])
     if k == "perm":
         return Request("agent", msg[1], "session/request_permission")

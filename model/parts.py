@@ -39,19 +39,19 @@ class Parts:
         return replace(self, **changes)
 
 
-#: the model module and function each part stands for (``agent._echo`` is ``echo``)
+#: the model module and function each part stands for (``agent.echo`` is ``echo``)
 FIELDS: dict[tuple[str, str], str] = {
-    ("agent", "_agent_receive"): "agent_receive",
-    ("agent", "_agent_prompts"): "agent_prompts",
-    ("agent", "_agent_work"): "agent_work",
-    ("agent", "_agent_faults"): "agent_faults",
-    ("clients", "_clients"): "clients",
-    ("clients", "_client_receive"): "client_receive",
-    ("agent", "_end"): "end",
-    ("agent", "_reject"): "reject",
-    ("agent", "_insert"): "insert",
-    ("agent", "_echo"): "echo",
-    ("agent", "_answer"): "answer",
+    ("agent", "agent_receive"): "agent_receive",
+    ("agent", "agent_prompts"): "agent_prompts",
+    ("agent", "agent_work"): "agent_work",
+    ("agent", "agent_faults"): "agent_faults",
+    ("clients", "clients"): "clients",
+    ("clients", "client_receive"): "client_receive",
+    ("agent", "end"): "end",
+    ("agent", "reject"): "reject",
+    ("agent", "insert"): "insert",
+    ("agent", "echo"): "echo",
+    ("agent", "answer"): "answer",
 }
 
 DEFAULT: Parts | None = None

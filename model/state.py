@@ -92,11 +92,12 @@ class Req(NamedTuple):
     mid: int  # message id (0 = none yet)
     answers: tuple  # ghost: every response sent, ("ok", mid) or ("err", code)
     orphan: bool  # its connection is gone: a response would go nowhere
-    ins: bool  # ghost: was ever inserted
-    hooked: bool  # foreground work already ran for it before insertion (bounds that loop)
-    cut: bool  # ghost: a session/cancel that covers prompts (2.4.0) reached the agent before its insertion
+    ever_inserted: bool  # ghost: was ever inserted
+    had_work_before_insertion: bool  # foreground work already ran for it before insertion (bounds that loop)
+    #: ghost: under rfd+2.4.0, a session/cancel (which covers prompts not yet inserted) reached the agent before its insertion
+    session_cancel_before_insertion: bool
     #: ghost: its message was inserted and waited for work when a session/cancel stopped other work
-    waited_cancel: bool = False
+    waiting_at_session_cancel: bool = False
 
 
 class Msg(NamedTuple):
@@ -109,7 +110,7 @@ class Msg(NamedTuple):
     kind: str  # "prompt" | "command" | "import"
     owed: int  # bitmask of clients that are owed the live echo
     runs: int  # ghost: how often a command was executed
-    aud: int  # ghost: clients attached at insertion whose connection has not been lost since
+    audience: int  # ghost: clients attached at insertion whose connection has not been lost since
 
 
 class Work(NamedTuple):
@@ -120,7 +121,7 @@ class Work(NamedTuple):
     tools: tuple  # ((tool id, ToolCallMachine state), ...)
     cancelling: bool  # session/cancel received
     perm: int  # outstanding permission request id (0 = none)
-    hook: int  # ghost: for work before insertion, 1 + the index of the request it runs for (0 = none)
+    before_insertion_of: int  # ghost: for work before insertion, 1 + the index of the request it runs for (0 = none)
 
 
 class Agent(NamedTuple):
@@ -165,7 +166,7 @@ class Client(NamedTuple):
     next_rid: int
     submitted: int  # prompts submitted (retries not counted)
     done: tuple  # rids the client believes processed (only a buggy client fills it)
-    cut: bool  # ghost: a lost connection dropped agent messages on their way to it
+    missed_messages: bool  # ghost: a lost connection dropped agent messages on their way to it
 
 
 class Used(NamedTuple):
@@ -223,8 +224,8 @@ compile_replace(Step)
 # Agent -> client:
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
-#   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
-#   ("um", mid, content, replay, token)  user_message (content: tuple; () = []; None = omitted)
+#   ("v1_prompt_result", rid, stop)   v1 session/prompt result {stopReason} (protocol v1 only)
+#   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = []; None = omitted)
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
 #   ("tool", tid, status, first)      tool_call_update (first: the report that announces the call)

@@ -44,7 +44,7 @@ from .judges import STATEFUL
 from .state import Msg, System
 
 #: bitmask fields of a conversation message with one bit per client
-_MASKS = tuple(f for f in ("owed", "aud") if f in Msg._fields)
+_MASKS = tuple(f for f in ("owed", "audience") if f in Msg._fields)
 
 __all__ = [
     "SymmetryBroken",
@@ -186,7 +186,7 @@ def _renumber_msg(m: tuple, f) -> tuple:
     k = m[0]
     if k == "ok":
         return (k, m[1], f(m[2])) + m[3:]
-    if k == "um" or k == "chunk":
+    if k == "user_message" or k == "chunk":
         return (k, f(m[1])) + m[2:]
     return m
 
@@ -258,7 +258,7 @@ def permute_clients(s: System, order: list[int]) -> System:
     agent = a._replace(reqs=reqs, conv=conv, attached=bits(a.attached))
 
     def token(m: tuple) -> tuple:
-        if m[0] == "um" and m[4] is not None:
+        if m[0] == "user_message" and m[4] is not None:
             return m[:4] + ((inv[m[4][0]],) + tuple(m[4][1:]),) + m[5:]
         return m
 
@@ -326,7 +326,7 @@ def check_fresh_ids(pre: System, step) -> str:
                 return f"{_label(step)} made message ID {m}, which its counter ({a.next_id}) did not give out"
     for _, msg in step.emitted:
         k = msg[0]
-        mid = msg[2] if k == "ok" else msg[1] if k in ("um", "chunk") else 0
+        mid = msg[2] if k == "ok" else msg[1] if k in ("user_message", "chunk") else 0
         if mid and after is None:
             after = _ids(step.state)
         if mid and mid not in after:

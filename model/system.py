@@ -56,8 +56,8 @@ Abstractions, and why they are safe:
 from __future__ import annotations
 
 from . import parts as _parts
-from .agent import _agent_faults, _agent_prompts, _agent_receive, _agent_work, _answer, _echo, _end, _insert, _reject
-from .clients import _client_receive, _clients
+from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answer, echo, end, insert, reject
+from .clients import client_receive, clients
 from .config import Config, Rules
 from .judges import events_of_step, observe
 from . import state as state_module
@@ -77,8 +77,8 @@ __all__ = [*state_module.__all__, "successors"]
 # Agent -> client:
 #   ("ok", rid, mid)                  session/prompt result {messageId}
 #   ("err", rid, code)                session/prompt error response
-#   ("v1ok", rid, stop)               v1 session/prompt result {stopReason} (protocol v1 only)
-#   ("um", mid, content, replay, token)  user_message (content: tuple; () = [])
+#   ("v1_prompt_result", rid, stop)   v1 session/prompt result {stopReason} (protocol v1 only)
+#   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = [])
 #   ("chunk", mid, symbol, replay)    user_message_chunk
 #   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
 #   ("tool", tid, status)             tool_call / tool_call_update
@@ -188,6 +188,6 @@ def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.
 
 #: the model's own parts (``parts.py``): what a mutant changes one of
 _DEFAULT = _parts.DEFAULT = _parts.Parts(
-    _agent_receive, _agent_prompts, _agent_work, _agent_faults, _clients, _client_receive,
-    _end, _reject, _insert, _echo, _answer,
+    agent_receive, agent_prompts, agent_work, agent_faults, clients, client_receive,
+    end, reject, insert, echo, answer,
 )

@@ -68,11 +68,11 @@ def agent_message(msg: tuple) -> dict:
     if kind == "ok":
         # message 0 is "no ID": a result without messageId (the draft's `{}`), not an ID made up here
         return {"jsonrpc": "2.0", "id": msg[1], "result": {"messageId": _mid(msg[2])} if msg[2] else {}}
-    if kind == "v1ok":
+    if kind == "v1_prompt_result":
         return {"jsonrpc": "2.0", "id": msg[1], "result": {"stopReason": msg[2]}}
     if kind == "err":
         return {"jsonrpc": "2.0", "id": msg[1], "error": {"code": msg[2], "message": _ERROR_TEXT.get(msg[2], "Error")}}
-    if kind == "um":
+    if kind == "user_message":
         update = {"sessionUpdate": "user_message", "messageId": _mid(msg[1])}
         if msg[2] is not None:  # None: a metadata-only update, content omitted
             update["content"] = [{"type": "text", "text": t} for t in msg[2]]

@@ -240,9 +240,9 @@ def _events(cfg, rules, labels):
 def test_ids_are_compared_up_to_consistent_renaming():
     n0 = names0(2)
     # Two runs that differ only in the numbers chosen for message ids are the same observation.
-    a = [("msg", 0, "agent", ("ok", 1, 7)), ("msg", 1, "agent", ("um", 7, ("a",), False, None))]
-    b = [("msg", 0, "agent", ("ok", 1, 3)), ("msg", 1, "agent", ("um", 3, ("a",), False, None))]
-    c = [("msg", 0, "agent", ("ok", 1, 3)), ("msg", 1, "agent", ("um", 4, ("a",), False, None))]
+    a = [("msg", 0, "agent", ("ok", 1, 7)), ("msg", 1, "agent", ("user_message", 7, ("a",), False, None))]
+    b = [("msg", 0, "agent", ("ok", 1, 3)), ("msg", 1, "agent", ("user_message", 3, ("a",), False, None))]
+    c = [("msg", 0, "agent", ("ok", 1, 3)), ("msg", 1, "agent", ("user_message", 4, ("a",), False, None))]
 
     def canon(raws):
         nm, out = n0, []

@@ -164,7 +164,7 @@ def test_the_text_report():
 def test_abstract_maps_messages_to_model_vocabulary():
     assert abstract(_turn(7, "/x", "m")[0]) == ("prompt", "7", "/c")
     assert abstract(_turn(7, "x", "m")[1]) == ("ok", "7", '"m"')
-    assert abstract(_turn(7, "x", "m")[2]) == ("um", '"m"', ("a",))
+    assert abstract(_turn(7, "x", "m")[2]) == ("user_message", '"m"', ("a",))
     assert abstract(_turn(7, "x", "m")[5]) == ("state", "idle", "end_turn", 0)
     assert abstract(_turn(7, "x", "m")[4]) is None
     assert abstract({"conn": "c0", "event": "closed"}) == ("closed",)

@@ -115,7 +115,7 @@ def _made(cfg: Config, rules, made, limit: int = 200_000) -> bool:
 
 
 def _cut_waiting(pre) -> bool:
-    return any(r.cut and r.phase in NOT_INSERTED for r in pre.agent.reqs)
+    return any(r.session_cancel_before_insertion and r.phase in NOT_INSERTED for r in pre.agent.reqs)
 
 
 LENIENT = S240_RULES.with_(lenient=True)

@@ -76,10 +76,10 @@ def test_each_mutant_is_caught_by_its_expected_property_on_its_member(name):
 def test_a_mutant_is_undone_after_its_run():
     from acp_lifecycle.model import agent, system
 
-    before = (agent._echo, system.successors)
+    before = (agent.echo, system.successors)
     run_mutant(get_mutant("echo-only-to-submitter"), get_suite("tiny"))
     run_mutant(get_mutant("never-queues"), get_suite("tiny"))
-    assert (agent._echo, system.successors) == before
+    assert (agent.echo, system.successors) == before
 
 
 def test_mutate_lists_and_runs_one_mutant_as_json(capsys):

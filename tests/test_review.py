@@ -79,7 +79,7 @@ def test_compact_lines_keep_meta():
     from acp_lifecycle.model.wire import agent_message
     from acp_lifecycle.sims.diff.report import compact
 
-    text = compact(agent_message(("um", 1, ("a",), False, (0, 1))))
+    text = compact(agent_message(("user_message", 1, ("a",), False, (0, 1))))
     assert text.endswith('_meta={"correlationToken":"tok_0_1"}')
 
 

@@ -41,11 +41,6 @@ LONG_FUNCTIONS: dict[tuple[str, str], str] = {
 LONG_MODULES: dict[str, str] = {
 }
 
-M = "acp_lifecycle.model."
-S = "acp_lifecycle.sims."
-LEAD = ("system.py composes the agent's and the clients' step functions by their module-private names, which "
-        "parts.FIELDS and the mutants' wrap() name too: to rename together")
-
 # the modules of one cycle (a strongly connected component), sorted: why it stays for now
 CYCLES: dict[tuple[str, ...], str] = {}
 
@@ -55,8 +50,6 @@ UPWARD: dict[tuple[str, str], str] = {
 
 # (importing module, module it imports from): why private names cross between them for now
 PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
-    (M + "system", M + "agent"): LEAD,
-    (M + "system", M + "clients"): LEAD,
 }
 
 

@@ -1,30 +1,16 @@
-"""The clause registry: every rule of the v2 prompt lifecycle the model cites.
+"""The clause registry: every rule of the v2 prompt lifecycle the model cites, quoted.
 
-A *clause* is one normative rule, quoted from its source. Properties of the
-model, counterexample reports and the docs name rules by clause id (for
-example ``RFD-INSERT-NO-EARLY-SUCCESS``) instead of paraphrasing them, so a
-reader can always see the exact words a verdict rests on.
+A *clause* is one normative rule, its source's sentence quoted, under a stable id
+(``RFD-INSERT-NO-EARLY-SUCCESS``): properties, counterexamples and the docs name rules by id,
+so that a reader sees the exact words a verdict rests on. Two sources: ``"RFD"``, the v2 Prompt Lifecycle RFD (revision
+"2026-10-01: Report failures after insertion ..."), and ``"2.4.0"``, the descriptions in
+``schema/v2/schema.json`` of ``@agentclientprotocol/sdk@2.4.0``, which agree with the RFD and
+add rules it leaves open. ``docs/clauses.md`` lists every clause and what checks it.
 
-Two sources are quoted: ``"RFD"``, the v2 Prompt Lifecycle RFD (revision
-"2026-10-01: Report failures after insertion ..."), and ``"2.4.0"``, the
-descriptions in ``schema/v2/schema.json`` of ``@agentclientprotocol/sdk@2.4.0``,
-which agree with the RFD and add rules it leaves open (``Clause.section`` says
-where each sentence sits in its source).
-
-The rules every clause follows (verbatim text, sources never read at run
-time, stable ids, every capitalised-keyword sentence present, ``out_of_scope``
-empty exactly when a property checks it) are written beside the record, in
-``_clause.py``. ``CITATIONS`` says which clauses each property of the model
-cites; a property that exposes a *known limitation* of the RFD still cites its
-clauses: the model checks them by showing the counterexample.
-
-The registry is a package: ``_clause.py`` (the record), ``rfd.py`` and
-``s240.py`` (the quoted sentences of each source, in source order, and the
-wire-only 2.4.0 clauses of the transcript monitor), ``citations.py`` (which
-clauses each property cites), ``wire_reasons.py`` (why no wire rule judges a
-clause); this module assembles ``CLAUSES``.
-
-Usage::
+``_clause.py`` holds the record and the rules every clause follows (verbatim text, sources
+never read at run time, stable ids); ``rfd.py`` and ``s240.py`` the sentences of each source;
+``citations.py`` which clauses each property cites; ``wire_reasons.py`` why no wire rule
+judges a clause. This module assembles ``CLAUSES``::
 
     >>> clause("RFD-INSERT-NO-EARLY-SUCCESS").level
     'MUST NOT'

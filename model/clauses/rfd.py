@@ -1,4 +1,4 @@
-"""The clauses of the RFD (v2 Prompt Lifecycle), in the order of its text; verbatim (rules in ``__init__``)."""
+"""The clauses of the RFD (v2 Prompt Lifecycle), in the order of its text; verbatim (the rules they follow: ``_clause.py``)."""
 
 from __future__ import annotations
 

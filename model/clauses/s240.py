@@ -1,5 +1,5 @@
 """The clauses of the 2.4.0 schema text, in the order it occurs in ``schema.json``, and the
-wire-only clauses of the transcript monitor; verbatim (rules in ``__init__``)."""
+wire-only clauses of the transcript monitor; verbatim (the rules they follow: ``_clause.py``)."""
 
 from __future__ import annotations
 

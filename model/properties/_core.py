@@ -268,7 +268,7 @@ def was_processed(s: System, c: int, rid: int) -> bool:
     docs/model.md.)
     """
     r = request_of_any(s, c, rid)
-    if r is None or not r.ins:
+    if r is None or not r.ever_inserted:
         return False
     w = s.agent.work
     return r.mid not in s.agent.pending and (w is None or r.mid not in w.inputs)

@@ -18,7 +18,7 @@ def success_only_after_insertion(s: System):
     """A prompt is answered successfully only once its message is inserted."""
     for r in s.agent.reqs:
         for ans in r.answers:
-            if ans[0] == "ok" and not r.ins:
+            if ans[0] == "ok" and not r.ever_inserted:
                 return (
                     f"client {r.cid}'s session/prompt {r.rid} was answered with messageId "
                     f"{ans[1]} while its message was {r.phase}, not inserted"
@@ -45,7 +45,7 @@ def inserted_prompt_never_rejected(pre: System, step: Step):
     for c, m in step.emitted:
         if m[0] == "err":
             r = request_of(pre, c, m[1])
-            if r is not None and r.ins:
+            if r is not None and r.ever_inserted:
                 return (
                     f"client {c}'s session/prompt {m[1]} was answered with error {m[2]} "
                     f"after its message {r.mid} was inserted"
@@ -70,7 +70,7 @@ def answered_before_its_work_ends(pre: System, step: Step):
         return None  # a cancellation or a failure may end the work before the response
     for m in idle_updates(step):
         for r in pre.agent.reqs:
-            if r.ins and not r.answers and not r.orphan and r.mid in w.inputs:
+            if r.ever_inserted and not r.answers and not r.orphan and r.mid in w.inputs:
                 return (
                     f"the work that took message {r.mid} ended ({m[2] or 'no stop reason'}) before client "
                     f"{r.cid}'s session/prompt {r.rid} was answered: the response waited for processing"
@@ -83,12 +83,12 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
     """A prompt that a session/cancel found not yet inserted is never inserted, and is answered -32800."""
     if step.action[0] == "AgentInsert":
         r = pre.agent.reqs[step.action[1]]
-        if r.cut:
+        if r.session_cancel_before_insertion:
             return f"client {r.cid}'s session/prompt {r.rid} was inserted after a session/cancel found it not yet inserted"
     for c, m in step.emitted:
         if m[0] == "err" and m[2] != -32800:
             r = request_of(pre, c, m[1])
-            if r is not None and r.cut:
+            if r is not None and r.session_cancel_before_insertion:
                 return f"client {c}'s session/prompt {m[1]}, cancelled by session/cancel, was answered {m[2]}, not -32800"
     return None
 
@@ -101,22 +101,22 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
 judged_property("distinct_message_ids")
 
 
-@prop("step", witnesses=("sometimes_live_echo",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_live_echo",), on=("user_message", "chunk"))
 def echo_names_an_inserted_message(pre: System, step: Step):
     """A live user-message update names an inserted message by its returned ID."""
     mids = {m.mid for m in pre.agent.conv}
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and not m[3] and m[1] not in mids:
+        if m[0] in ("user_message", "chunk") and not m[3] and m[1] not in mids:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, which no inserted message has"
     return None
 
 
-@prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("user_message", "chunk"))
 def rejected_submission_never_echoed(pre: System, step: Step):
     """A rejected submission never appears as a user message."""
     rejected = {r.mid for r in pre.agent.reqs if r.mid and any(a[0] == "err" for a in r.answers)}
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and m[1] in rejected:
+        if m[0] in ("user_message", "chunk") and m[1] in rejected:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, whose prompt was rejected"
     return None
 
@@ -125,7 +125,7 @@ judged_property("every_inserted_message_echoed")
 
 
 def _name(m: tuple) -> str:
-    return "user_message" if m[0] == "um" else "user_message_chunk"
+    return "user_message" if m[0] == "user_message" else "user_message_chunk"
 
 
 # ---------------------------------------------------------------------------
@@ -363,7 +363,7 @@ def client_content_matches_agent(s: System):
     for c, cl in enumerate(s.clients):
         for key, got, opt in cl.view:
             if key > 0 and not opt and key in content and got != content[key]:
-                if got == () and (cl.cut or any(m[0] in ("um", "chunk") and m[1] == key for m in s.down[c])):
+                if got == () and (cl.missed_messages or any(m[0] in ("user_message", "chunk") and m[1] == key for m in s.down[c])):
                     continue  # the rest of the update is on its way, or was lost with the connection
                 return f"client {c} holds {list(got)} for message {key}, the agent holds {list(content[key])}"
     return None
@@ -412,12 +412,12 @@ def cancelled_permission_answered_cancelled(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-@prop("step", witnesses=("sometimes_replay",), on=("um", "chunk"))
+@prop("step", witnesses=("sometimes_replay",), on=("user_message", "chunk"))
 def replay_preserves_ids(pre: System, step: Step):
     """Retained messages replay under the IDs they were returned with."""
     retained = {m.mid for m in pre.agent.conv if m.retained}
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and m[3] and m[1] not in retained:
+        if m[0] in ("user_message", "chunk") and m[3] and m[1] not in retained:
             return f"replay to client {c} sent messageId {m[1]}, which no retained message has"
     return None
 
@@ -454,7 +454,7 @@ def lost_response_recoverable(pre: System, step: Step):
         held = {key for key, _, opt in cl.view if key > 0 and not opt}
         for sub in cl.subs:
             r = by_key.get((c, sub.rid))
-            if sub.status == "unknown" and not sub.mid and r is not None and r.ins and r.mid in retained & held:
+            if sub.status == "unknown" and not sub.mid and r is not None and r.ever_inserted and r.mid in retained & held:
                 return (
                     f"client {c} replayed the session and holds message {r.mid}, but cannot tell "
                     f"that it is its prompt {sub.rid} whose response was lost"
@@ -465,7 +465,7 @@ def lost_response_recoverable(pre: System, step: Step):
 @prop("always", expect="known_limitation", witnesses=("sometimes_retry",))
 def retry_does_not_duplicate(s: System):
     """Retrying a submission whose response was lost never creates a second message."""
-    inserted = {(r.cid, r.rid): r.mid for r in s.agent.reqs if r.ins}
+    inserted = {(r.cid, r.rid): r.mid for r in s.agent.reqs if r.ever_inserted}
     for c, cl in enumerate(s.clients):
         for sub in cl.subs:
             if sub.retry_of and (c, sub.retry_of) in inserted and (c, sub.rid) in inserted:
@@ -488,7 +488,8 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
         # insertion, or work that took its message) is the work it asked to stop:
         # 2.4.0 "Cancels a session's foreground work and its prompts not yet inserted."
         own = w is not None and (
-            (w.hook and reqs[w.hook - 1].cid == c) or any(r.cid == c and r.ins and r.mid in w.inputs for r in reqs)
+            (w.before_insertion_of and reqs[w.before_insertion_of - 1].cid == c)
+            or any(r.cid == c and r.ever_inserted and r.mid in w.inputs for r in reqs)
         )
         stopped = step.state.agent.work is not None and step.state.agent.work.cancelling
         if w is not None and not w.cancelling and stopped and w.serial != sent_during and not own:
@@ -504,7 +505,7 @@ def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
     if w is None or (pre.agent.work is not None and pre.agent.work.serial == w.serial):
         return None
     for r in pre.agent.reqs:
-        if r.waited_cancel and r.mid in w.inputs:
+        if r.waiting_at_session_cancel and r.mid in w.inputs:
             return (
                 f"client {r.cid}'s prompt {r.rid} (message {r.mid}) was inserted while other work ran and waited "
                 f"when session/cancel stopped that work; its work starts now: the cancel stopped neither it (not "

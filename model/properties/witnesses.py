@@ -88,10 +88,10 @@ def sometimes_insert_after_restart(pre, step):
     return step.action[0] == "AgentInsert" and pre.used.restarts > 0 and bool(pre.agent.conv)
 
 
-@_sometimes("um", "chunk")
+@_sometimes("user_message", "chunk")
 def sometimes_live_echo(pre, step):
     """An inserted message is reported live."""
-    return any(m[0] in ("um", "chunk") and not m[3] for _, m in step.emitted)
+    return any(m[0] in ("user_message", "chunk") and not m[3] for _, m in step.emitted)
 
 
 @_sometimes("AgentRejectPrompt")
@@ -100,10 +100,10 @@ def sometimes_reserved_id_rejected(pre, step):
     return step.action[0] == "AgentRejectPrompt" and pre.agent.reqs[step.action[1]].mid != 0
 
 
-@_sometimes("um", "chunk")
+@_sometimes("user_message", "chunk")
 def sometimes_echo_to_two_clients(pre, step):
     """A live echo goes to two clients."""
-    return len({c for c, m in step.emitted if m[0] in ("um", "chunk") and not m[3]}) > 1
+    return len({c for c, m in step.emitted if m[0] in ("user_message", "chunk") and not m[3]}) > 1
 
 
 @_sometimes("AgentFailWork")
@@ -166,13 +166,13 @@ def sometimes_work_ends(pre, step):
     return pre.agent.work is not None and bool(idle_updates(step))
 
 
-@_sometimes("um", "chunk", "ok", "ClientReceive")
+@_sometimes("user_message", "chunk", "ok", "ClientReceive")
 def sometimes_echo_before_response(pre, step):
     """A client receives the echo of its own prompt before the response."""
     return _own_echo_state(step.state, optimistic=False, status="sent")
 
 
-@_sometimes("um", "chunk", "ok", "ClientReceive")
+@_sometimes("user_message", "chunk", "ok", "ClientReceive")
 def sometimes_echo_after_response(pre, step):
     """A client receives the response to its prompt before the echo."""
     return _own_echo_state(step.state, optimistic=True, status="acknowledged")
@@ -184,7 +184,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
             if sub.status != status:
                 continue
             r = request_of(s, c, sub.rid)
-            if r is None or not r.ins:
+            if r is None or not r.ever_inserted:
                 continue
             for key, _, opt in cl.view:
                 if key == r.mid and opt == optimistic:
@@ -192,7 +192,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
     return False
 
 
-@_sometimes("um", "chunk", "ok", "ClientReceive")
+@_sometimes("user_message", "chunk", "ok", "ClientReceive")
 def sometimes_identical_prompts_two_clients(pre, step):
     """Two clients have each associated an identical prompt with its own message."""
     seen = {}
@@ -212,10 +212,10 @@ def sometimes_chunked_replay_over_held_copy(pre, step):
     return False
 
 
-@_sometimes("um", "chunk")
+@_sometimes("user_message", "chunk")
 def sometimes_replay(pre, step):
     """A retained message is replayed."""
-    return any(m[0] in ("um", "chunk") and m[3] for _, m in step.emitted)
+    return any(m[0] in ("user_message", "chunk") and m[3] for _, m in step.emitted)
 
 
 @_sometimes("chunk")
@@ -224,11 +224,11 @@ def sometimes_chunked_replay(pre, step):
     return any(m[0] == "chunk" and m[3] for _, m in step.emitted)
 
 
-@_sometimes("um", "chunk")
+@_sometimes("user_message", "chunk")
 def sometimes_command_replayed(pre, step):
     """A retained command is replayed."""
     cmds = {m.mid for m in pre.agent.conv if m.kind == "command"}
-    return any(m[0] in ("um", "chunk") and m[3] and m[1] in cmds for _, m in step.emitted)
+    return any(m[0] in ("user_message", "chunk") and m[3] and m[1] in cmds for _, m in step.emitted)
 
 
 @_sometimes("AgentResume")
@@ -244,7 +244,7 @@ def sometimes_response_lost(pre, step):
         for sub in cl.subs:
             if sub.status == "unknown":
                 for r in step.state.agent.reqs:
-                    if r.cid == c and r.rid == sub.rid and r.ins:
+                    if r.cid == c and r.rid == sub.rid and r.ever_inserted:
                         return True
     return False
 
@@ -340,11 +340,11 @@ def sometimes_resume_while_connected(pre, step):
     return step.action[0] == "ClientResume" and pre.clients[step.action[1]].connected
 
 
-@_sometimes("um", "chunk")
+@_sometimes("user_message", "chunk")
 def sometimes_replay_after_live(pre, step):
     """A message is replayed, under its own ID, to a client that received it live."""
     for c, m in step.emitted:
-        if m[0] in ("um", "chunk") and m[3] and has_received(pre.clients[c], m[1]):
+        if m[0] in ("user_message", "chunk") and m[3] and has_received(pre.clients[c], m[1]):
             return True
     return False
 
@@ -388,10 +388,10 @@ def sometimes_two_commands(pre, step):
     return step.action[0] == "AgentInsert" and sum(m.kind == "command" for m in step.state.agent.conv) >= 2
 
 
-@_sometimes("um")
+@_sometimes("user_message")
 def sometimes_metadata_update(pre, step):
     """A metadata-only user_message update follows a message's content."""
-    return any(m[0] == "um" and m[2] is None for _, m in step.emitted)
+    return any(m[0] == "user_message" and m[2] is None for _, m in step.emitted)
 
 
 @_sometimes("AgentReceive")

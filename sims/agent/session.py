@@ -133,7 +133,7 @@ class LiveSession:
         """A model message as the JSON-RPC the client gets (one message, or a chunk per content block)."""
         wire = ma.agent_message(msg)
         kind = msg[0]
-        if kind in ("ok", "err", "resumed", "v1ok"):
+        if kind in ("ok", "err", "resumed", "v1_prompt_result"):
             wire["id"] = self.real_of.get(msg[1], msg[1])
         if kind in ("perm", "perm_cancel"):
             pid = f"perm_{self.index}_{msg[1]}"
@@ -144,10 +144,10 @@ class LiveSession:
         params = wire.get("params")
         if isinstance(params, dict) and "sessionId" in params:
             params["sessionId"] = self.key
-        if kind in ("um", "chunk"):
+        if kind in ("user_message", "chunk"):
             blocks = self._content(msg[1], pre)
             update = params["update"]
-            if kind == "um" and "content" in update and update["content"]:
+            if kind == "user_message" and "content" in update and update["content"]:
                 update["content"] = blocks
             elif kind == "chunk":
                 out = []

@@ -66,7 +66,7 @@ _RESERVED = scenario_config("reserved-id-no-early-success", reserve=True)
     [
         submit(0), agent_gets(0), ("AgentReserveId", 0),
         insert(0), respond(0), echo(1),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
         BEGIN, client_gets(0, "state"), END, client_gets(0, "state"),
     ],
 )
@@ -97,7 +97,7 @@ def _reserved(final: System, trace: Trace) -> None:
     "The response and the user-message update describe the same insertion, but clients MUST tolerate "
     "those updates arriving before or after the response.",
     scenario_config("echo-before-response"),
-    [submit(0), agent_gets(0), insert(0), echo(1), respond(0), client_gets(0, "um"), client_gets(0, "ok")],
+    [submit(0), agent_gets(0), insert(0), echo(1), respond(0), client_gets(0, "user_message"), client_gets(0, "ok")],
 )
 def _echo_before(final: System, trace: Trace) -> None:
     """The client held its optimistic copy and the echo side by side, then the response merged them into one entry for message 1."""
@@ -115,7 +115,7 @@ def _echo_before(final: System, trace: Trace) -> None:
     "The response arrives before the user_message; the client's optimistic copy becomes the message",
     "If the notification arrives first, the response later establishes that association.",
     scenario_config("echo-after-response"),
-    [submit(0), agent_gets(0), insert(0), respond(0), echo(1), client_gets(0, "ok"), client_gets(0, "um")],
+    [submit(0), agent_gets(0), insert(0), respond(0), echo(1), client_gets(0, "ok"), client_gets(0, "user_message")],
 )
 def _echo_after(final: System, trace: Trace) -> None:
     """The response turned the optimistic copy into message 1; the echo then replaced its content, still one entry."""
@@ -140,8 +140,8 @@ def _echo_after(final: System, trace: Trace) -> None:
     [
         submit(0), submit(1), agent_gets(1), agent_gets(0),
         insert(0), insert(1), echo(1), echo(2), respond(1), respond(0),
-        client_gets(0, "um"), client_gets(0, "um"), client_gets(0, "ok"),
-        client_gets(1, "um"), client_gets(1, "um"), client_gets(1, "ok"),
+        client_gets(0, "user_message"), client_gets(0, "user_message"), client_gets(0, "ok"),
+        client_gets(1, "user_message"), client_gets(1, "user_message"), client_gets(1, "ok"),
     ],
 )
 def _identical(final: System, trace: Trace) -> None:
@@ -168,8 +168,8 @@ def _identical(final: System, trace: Trace) -> None:
         submit(0, "a"), agent_gets(0), insert(0), respond(0), echo(1, "whole"),
         BEGIN,
         submit(1, "b"), agent_gets(1), insert(1), echo(2, "chunk"), respond(1),
-        client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"), client_gets(0, "chunk"),
-        client_gets(1, "um"), client_gets(1, "state"), client_gets(1, "chunk"), client_gets(1, "ok"),
+        client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"), client_gets(0, "chunk"),
+        client_gets(1, "user_message"), client_gets(1, "state"), client_gets(1, "chunk"), client_gets(1, "ok"),
         END, client_gets(0, "state"), client_gets(1, "state"),
     ],
 )
@@ -195,18 +195,18 @@ def _two_clients(final: System, trace: Trace) -> None:
     scenario_config("retained-association-across-replay", prompts=2, losses=1, resumes=2, restarts=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
         ("ConnectionLost", 0), ("ClientResume", 0, "replay"), resume(0, "whole"),
-        client_gets(0, "um"), client_gets(0, "resumed"),
+        client_gets(0, "user_message"), client_gets(0, "resumed"),
         ("AgentRestart",), ("ClientResume", 0, "replay"), resume(0, "whole"),
-        client_gets(0, "um"), client_gets(0, "resumed"),
+        client_gets(0, "user_message"), client_gets(0, "resumed"),
         submit(0, "a"), agent_gets(0), insert(1), respond(1), echo(2),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
     ],
 )
 def _across_replay(final: System, trace: Trace) -> None:
     """Both replays sent message 1 under ID 1; the client keeps its association and one copy; after the restart a new prompt gets ID 2."""
-    replayed = [(n, m[1]) for n, _, m in sent_messages(trace, "um") if m[3]]
+    replayed = [(n, m[1]) for n, _, m in sent_messages(trace, "user_message") if m[3]]
     require(len(replayed) == 2 and all(mid == 1 for _, mid in replayed),
            f"two replays should each send message 1, they sent {replayed}")
     restart = step_number(trace, ("AgentRestart",))
@@ -226,7 +226,7 @@ def _across_replay(final: System, trace: Trace) -> None:
     "Imported or non-ACP messages continue to use agent-generated message IDs without a corresponding "
     "prompt response.",
     scenario_config("imported-message", clients=2, prompts=0, imports=1),
-    [("AgentImportMessage",), echo(1), client_gets(0, "um"), client_gets(1, "um")],
+    [("AgentImportMessage",), echo(1), client_gets(0, "user_message"), client_gets(1, "user_message")],
 )
 def _imported(final: System, trace: Trace) -> None:
     """Message 1 is imported (no request, no response) and both clients show it."""
@@ -250,14 +250,14 @@ def _imported(final: System, trace: Trace) -> None:
     scenario_config("full-and-streamed-echo", prompts=2, alphabet=("a", "b"), chunks=True),
     [
         submit(0, "a"), agent_gets(0), insert(0), respond(0), echo(1, "whole"),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
         submit(0, "b"), agent_gets(0), insert(1), echo(2, "chunk"), respond(1),
         client_gets(0, "chunk"), client_gets(0, "ok"),
     ],
 )
 def _full_and_streamed(final: System, trace: Trace) -> None:
     """Message 1 arrived as a user_message, message 2 as a user_message_chunk; the client shows each once, associated to its prompt."""
-    whole = [m[1] for _, _, m in sent_messages(trace, "um")]
+    whole = [m[1] for _, _, m in sent_messages(trace, "user_message")]
     chunks = [m[1] for _, _, m in sent_messages(trace, "chunk")]
     require(whole == [1] and chunks == [2], f"expected message 1 whole and message 2 by chunk, got {whole} and {chunks}")
     expect_acknowledged(final, 0, 1, 1)
@@ -276,19 +276,19 @@ def _full_and_streamed(final: System, trace: Trace) -> None:
     scenario_config("live-only-command", prompts=2, alphabet=("a", "/c"), losses=1, resumes=1),
     [
         submit(0, "a"), agent_gets(0), insert(0), respond(0), echo(1),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
         submit(0, "/c"), agent_gets(0), insert(1, "live-only"), respond(1), echo(2),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
         ("ConnectionLost", 0), ("ClientResume", 0, "replay"), resume(0, "whole"),
-        client_gets(0, "um"), client_gets(0, "resumed"),
+        client_gets(0, "user_message"), client_gets(0, "resumed"),
     ],
 )
 def _live_only_command(final: System, trace: Trace) -> None:
     """The command (message 2) was answered and echoed live; the replay sent message 1 only; the client keeps both."""
     cmd = conversation_message(final, 2)
     require(cmd.kind == "command" and not cmd.retained, "message 2 should be a live-only command")
-    live = [m[1] for _, _, m in sent_messages(trace, "um") if not m[3]]
-    replay = [m[1] for _, _, m in sent_messages(trace, "um") if m[3]]
+    live = [m[1] for _, _, m in sent_messages(trace, "user_message") if not m[3]]
+    replay = [m[1] for _, _, m in sent_messages(trace, "user_message") if m[3]]
     require(2 in live, "the command should be reported live")
     require(replay == [1], f"the replay should hold message 1 only, it held {replay}")
     expect_acknowledged(final, 0, 2, 2)
@@ -307,16 +307,16 @@ def _live_only_command(final: System, trace: Trace) -> None:
     scenario_config("retained-command-replayed", alphabet=("/c",), losses=1, resumes=1),
     [
         submit(0, "/c"), agent_gets(0), insert(0, "retained"), respond(0), echo(1),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
         ("ConnectionLost", 0), ("ClientResume", 0, "replay"), resume(0, "whole"),
-        client_gets(0, "um"), client_gets(0, "resumed"),
+        client_gets(0, "user_message"), client_gets(0, "resumed"),
     ],
 )
 def _retained_command(final: System, trace: Trace) -> None:
     """The replay reported message 1 under ID 1 and the command ran once."""
     cmd = conversation_message(final, 1)
     require(cmd.kind == "command" and cmd.retained, "message 1 should be a retained command")
-    replay = [m[1] for _, _, m in sent_messages(trace, "um") if m[3]]
+    replay = [m[1] for _, _, m in sent_messages(trace, "user_message") if m[3]]
     require(replay == [1], f"the replay should report message 1, it reported {replay}")
     require(cmd.runs == 1, f"the command should have run once, it ran {cmd.runs} times")
     expect_acknowledged(final, 0, 1, 1)
@@ -334,9 +334,9 @@ def _retained_command(final: System, trace: Trace) -> None:
     [
         submit(0), agent_gets(0), insert(0),
         ("ConnectionLost", 0),
-        ("ClientResume", 0, "replay"), resume(0, "whole"), client_gets(0, "um"), client_gets(0, "resumed"),
+        ("ClientResume", 0, "replay"), resume(0, "whole"), client_gets(0, "user_message"), client_gets(0, "resumed"),
         ("ClientRetryPrompt", 0, 1), agent_gets(0), insert(1), respond(1), echo(2),
-        client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "ok"), client_gets(0, "user_message"),
     ],
 )
 def _lost_retry(final: System, trace: Trace) -> None:
@@ -365,16 +365,16 @@ def _lost_retry(final: System, trace: Trace) -> None:
         submit(0), agent_gets(0), insert(0), respond(0), echo(1, "chunk"),
         client_gets(0, "ok"), client_gets(0, "chunk"),
         ("ConnectionLost", 0), ("ClientResume", 0, "replay"), resume(0, "chunks"),
-        client_gets(0, "um"), client_gets(0, "chunk"), client_gets(0, "resumed"),
+        client_gets(0, "user_message"), client_gets(0, "chunk"), client_gets(0, "resumed"),
     ],
 )
 def _streamed_replay(final: System, trace: Trace) -> None:
     """The replay cleared message 1 with content [] before its chunk; the client's content equals the agent's, no duplicate."""
     n = step_number(trace, resume(0, "chunks"))
-    sent = [m for _, m in trace[n - 1][1].emitted if m[0] in ("um", "chunk")]
-    require(sent == [("um", 1, (), True, None), ("chunk", 1, "a", True)],
+    sent = [m for _, m in trace[n - 1][1].emitted if m[0] in ("user_message", "chunk")]
+    require(sent == [("user_message", 1, (), True, None), ("chunk", 1, "a", True)],
            f"the replay should send user_message [] then the chunk, it sent {sent}")
-    cleared = trace[step_number(trace, client_gets(0, "um")) - 1][1].state
+    cleared = trace[step_number(trace, client_gets(0, "user_message")) - 1][1].state
     require(view_entries(cleared, 0, 1) == [(1, (), False)], "content [] should clear the client's copy")
     expect_shown_once(final, 0, 1, ("a",))
     require((conversation_message(final, 1).content,) == ("a",), "the agent's content should be a")
@@ -391,7 +391,7 @@ def _streamed_replay(final: System, trace: Trace) -> None:
     scenario_config("failure-before-response", failures=1),
     [
         submit(0), agent_gets(0), insert(0), BEGIN, ("AgentFailWork", "stops-work"), respond(0), echo(1),
-        client_gets(0, "state"), client_gets(0, "state"), client_gets(0, "ok"), client_gets(0, "um"),
+        client_gets(0, "state"), client_gets(0, "state"), client_gets(0, "ok"), client_gets(0, "user_message"),
     ],
 )
 def _failure_before_response(final: System, trace: Trace) -> None:
@@ -419,9 +419,9 @@ def _failure_before_response(final: System, trace: Trace) -> None:
 def _cancel_wins(final: System, trace: Trace) -> None:
     """The request was rejected with -32800, nothing was inserted or echoed, and the client dropped its optimistic copy."""
     r = final.agent.reqs[0]
-    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
+    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ever_inserted,
            f"the prompt should be rejected with {ERR_CANCELLED} before insertion, it is {r.phase} with {r.answers}")
-    require(not final.agent.conv and not sent_messages(trace, "um") and not sent_messages(trace, "chunk"), "nothing should be inserted or echoed")
+    require(not final.agent.conv and not sent_messages(trace, "user_message") and not sent_messages(trace, "chunk"), "nothing should be inserted or echoed")
     require(submission_of(final, 0, 1).status == "rejected" and final.clients[0].view == (), "the client should drop the rejected prompt")
 
 
@@ -433,7 +433,7 @@ def _cancel_wins(final: System, trace: Trace) -> None:
     scenario_config("insertion-wins", cancels=2),
     [
         submit(0), agent_gets(0, "prompt"), insert(0), ("ClientCancelRequest", 0, 1), agent_gets(0, "cancel_req"),
-        respond(0), echo(1), BEGIN, client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"),
+        respond(0), echo(1), BEGIN, client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"),
         ("ClientCancelSession", 0), agent_gets(0, "cancel"), ("AgentEndWork", "cancelled"), client_gets(0, "state"),
     ],
 )
@@ -474,9 +474,9 @@ _CANCEL_HELD = scenario_config("session-cancel-held-prompt", hold=True, cancels=
 def _cancel_held(final: System, trace: Trace) -> None:
     """The held prompt was answered -32800 and never inserted or echoed; the running work ended cancelled."""
     r = final.agent.reqs[0]
-    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ins,
+    require(r.phase == "rejected" and r.answers == (("err", ERR_CANCELLED),) and not r.ever_inserted,
            f"the held prompt should be rejected with {ERR_CANCELLED}, it is {r.phase} with {r.answers}")
-    require(not final.agent.conv and not sent_messages(trace, "um") and not sent_messages(trace, "chunk"), "the held prompt should never be echoed")
+    require(not final.agent.conv and not sent_messages(trace, "user_message") and not sent_messages(trace, "chunk"), "the held prompt should never be echoed")
     require(idle_updates_sent(trace) == [("state", IDLE, "cancelled", 0)], f"the work should end cancelled, got {idle_updates_sent(trace)}")
     require(submission_of(final, 0, 1).status == "rejected", "the client should see its prompt rejected")
     offered = [st.action for st in successors(final, _CANCEL_HELD, _RFD_240)]
@@ -494,7 +494,7 @@ def _cancel_held(final: System, trace: Trace) -> None:
     scenario_config("abort-raises-still-cancelled", failures=1, cancels=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN,
-        client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"),
+        client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"),
         ("ClientCancelSession", 0), agent_gets(0, "cancel"), ("AgentFailWork", "while-cancelling"),
         client_gets(0, "state"),
     ],
@@ -518,7 +518,7 @@ def _abort_raises(final: System, trace: Trace) -> None:
     scenario_config("failure-retried-work-continues", failures=1),
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN, ("AgentFailAndRetry",), END,
-        client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"), client_gets(0, "notice"),
+        client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"), client_gets(0, "notice"),
         client_gets(0, "state"),
     ],
 )
@@ -542,7 +542,7 @@ def _fail_and_retry(final: System, trace: Trace) -> None:
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN, END,
         ("AgentFailInBackground",),
-        client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"), client_gets(0, "state"),
+        client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"), client_gets(0, "state"),
         client_gets(0, "notice"),
     ],
 )
@@ -590,7 +590,7 @@ def _agent_initiated(final: System, trace: Trace) -> None:
         ("AgentInitiateWork",), submit(0), END,
         client_gets(0, "state"), client_gets(0, "state"),
         agent_gets(0), insert(0), respond(0), echo(1), BEGIN, END,
-        client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"), client_gets(0, "state"),
+        client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"), client_gets(0, "state"),
     ],
 )
 def _stale_idle(final: System, trace: Trace) -> None:
@@ -614,7 +614,7 @@ def _stale_idle(final: System, trace: Trace) -> None:
     [
         submit(0), agent_gets(0), insert(0), respond(0), echo(1), BEGIN,
         ("AgentToolCall", 1, "start"), ("AgentToolCall", 1, "run"), ("AgentFailWork", "stops-work"),
-        client_gets(0, "ok"), client_gets(0, "um"), client_gets(0, "state"),
+        client_gets(0, "ok"), client_gets(0, "user_message"), client_gets(0, "state"),
         client_gets(0, "tool"), client_gets(0, "tool"), client_gets(0, "tool"), client_gets(0, "state"),
     ],
 )
@@ -635,7 +635,7 @@ def _failed_tool(final: System, trace: Trace) -> None:
     "Omitting replayFrom resumes without replay.",
     scenario_config("resume-without-replay", losses=1, resumes=1),
     [
-        submit(0), agent_gets(0), insert(0), respond(0), echo(1), client_gets(0, "ok"), client_gets(0, "um"),
+        submit(0), agent_gets(0), insert(0), respond(0), echo(1), client_gets(0, "ok"), client_gets(0, "user_message"),
         ("ConnectionLost", 0), ("ClientResume", 0, "no-replay"), resume(0, "none"), client_gets(0, "resumed"),
     ],
 )

@@ -139,7 +139,7 @@ def echo(mid: int, mode: str = "whole") -> tuple:
 
 
 def client_gets(c: int, kind: str) -> tuple:
-    """Client c takes the head of its channel: ok, err, um, chunk, state, notice, resumed."""
+    """Client c takes the head of its channel: ok, err, user_message, chunk, state, notice, resumed."""
     return ("ClientReceive", c, kind)
 
 

@@ -157,7 +157,7 @@ def _agent_response(msg: dict, request_method: str | None) -> tuple | None:
     if "messageId" in result:
         return ("ok", rid, _key(result["messageId"]))
     if "stopReason" in result:
-        return ("v1ok", rid, result["stopReason"])
+        return ("v1_prompt_result", rid, result["stopReason"])
     if request_method in (None, "session/resume"):
         return ("resumed", rid)
     return None
@@ -170,10 +170,10 @@ def _agent_update(u) -> tuple | None:
     kind = u.get("sessionUpdate")
     if kind == "user_message":
         if "content" not in u:
-            return ("um", _key(u.get("messageId")), None)  # metadata only
+            return ("user_message", _key(u.get("messageId")), None)  # metadata only
         content = u.get("content")
         syms = tuple(symbol(b.get("text")) for b in content if isinstance(b, dict)) if isinstance(content, list) else ()
-        return ("um", _key(u.get("messageId")), syms)
+        return ("user_message", _key(u.get("messageId")), syms)
     if kind == "user_message_chunk":
         return ("chunk", _key(u.get("messageId")), symbol(_first_text(u.get("content"))))
     if kind == "state_update":
@@ -390,7 +390,7 @@ def retention(lines: list) -> dict:
             close(ln.label)
         elif ln.sender == "event" and ln.label in windows:
             windows.pop(ln.label)  # cut: what the replay would have shown is unknown
-        elif k in ("um", "chunk"):
+        elif k in ("user_message", "chunk"):
             known.add(ln.msg[1])
             if ln.label in windows:
                 windows[ln.label][1].add(ln.msg[1])
@@ -622,7 +622,7 @@ class _Walk:
 
 _CLIENT = {"session/resume": _Walk._client_resume, "session/prompt": _Walk._client_prompt}
 _AGENT = {"tool": _Walk._agent_tool, "state": _Walk._agent_state, "chunk": _Walk._agent_chunk,
-          "um": _Walk._agent_user_message, "resumed": _Walk._agent_resumed}
+          "user_message": _Walk._agent_user_message, "resumed": _Walk._agent_resumed}
 
 
 def prepare(entries: list[tuple[int, dict]], initialized: frozenset = frozenset(), creator: str | None = None,

@@ -82,7 +82,7 @@ class _Counts:
         k = m[0]
         if k != "closed":
             self.prev_closed = None
-        if k in ("ok", "err", "v1ok"):
+        if k in ("ok", "err", "v1_prompt_result"):
             self.asked.discard((ln.client, m[1]))
         if k == "prompt":
             self.asked.add((ln.client, m[1]))
@@ -110,7 +110,7 @@ class _Counts:
             self.failures += 1
         elif k == "ok":
             self.acked.add(m[2])
-        elif k in ("um", "chunk"):
+        elif k in ("user_message", "chunk"):
             self.echo(m)
         elif k == "state":
             self.state(m)
@@ -121,7 +121,7 @@ class _Counts:
             # echoed while no prompt waits for its response: imported, even if a
             # later response carries the same ID (an agent that reuses IDs)
             self.unprompted.add(m[1])
-        if m[0] == "um" and m[2] is None:
+        if m[0] == "user_message" and m[2] is None:
             self.meta = True
 
     def state(self, m: tuple) -> None:

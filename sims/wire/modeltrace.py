@@ -194,11 +194,11 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
         return _bind(mp, rns, t[1], (c, mm[1])) and _bind(mp, "mid", t[2], mm[2])
     if k == "err":
         return _same_error(mm[2], t[2]) and _bind(mp, rns, t[1], (c, mm[1]))
-    if k == "v1ok":
+    if k == "v1_prompt_result":
         return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
     if k == "resumed":
         return _bind(mp, rns, t[1], (c, mm[1]))
-    if k == "um":
+    if k == "user_message":
         same = mm[2] is None if t[2] is None else mm[2] is not None and tuple(symbol(x) for x in mm[2]) == t[2]
         return same and _bind(mp, "mid", t[1], mm[1])
     if k == "chunk":
@@ -239,11 +239,11 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
             msg["id"] = raw("perm", mm[1])
     else:
         msg = agent_message(mm)
-        if k in ("ok", "err", "v1ok", "resumed"):
+        if k in ("ok", "err", "v1_prompt_result", "resumed"):
             msg["id"] = raw("rid:" + label, (c, mm[1]))
         if k == "ok":
             msg["result"]["messageId"] = raw("mid", mm[2])
-        elif k in ("um", "chunk"):
+        elif k in ("user_message", "chunk"):
             msg["params"]["update"]["messageId"] = raw("mid", mm[1])
         elif k == "tool":
             msg["params"]["update"]["toolCallId"] = raw("tool", mm[1])
@@ -397,20 +397,22 @@ def _settle_retention(s, mp, hints: dict):
 
 def _forget(s, keep_cut: bool = False):
     """Forget what no later step reads, so that runs differing only there meet:
-    ``hooked`` of a request past insertion (it bounds the hook loop of requests
+    ``had_work_before_insertion`` of a request past insertion (it bounds the hook loop of requests
     not yet inserted; phases never go back), the ID a rejected request had
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
-    and the ghosts only properties read (``Msg.aud``, ``Req.cut``,
-    ``Client.cut``, ``Work.hook``): trace validation checks no property.
-    With ``keep_cut`` (``cancel_rejects_held="later"``) ``Req.cut`` of a
-    prompt not yet inserted is behaviour, not a ghost, and is kept."""
+    and the ghosts only properties read (``Msg.audience``,
+    ``Req.session_cancel_before_insertion``, ``Client.missed_messages``,
+    ``Work.before_insertion_of``): trace validation checks no property. With ``keep_cut``
+    (``cancel_rejects_held="later"``) ``Req.session_cancel_before_insertion``
+    of a prompt not yet inserted is behaviour, not a ghost, and is kept."""
     s = _forget_ghosts(s, keep_cut)
     a = s.agent
-    if not any((r.hooked and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
+    if not any((r.had_work_before_insertion and r.phase not in NOT_INSERTED) or (r.mid and r.phase == "rejected") for r in a.reqs):
         return s
     dead = {r.mid for r in a.reqs if r.mid and r.phase == "rejected"}
     reqs = tuple(
-        r._replace(hooked=False if r.phase not in NOT_INSERTED else r.hooked, mid=0 if r.phase == "rejected" else r.mid)
+        r._replace(had_work_before_insertion=False if r.phase not in NOT_INSERTED else r.had_work_before_insertion,
+                   mid=0 if r.phase == "rejected" else r.mid)
         for r in a.reqs
     )
     issued = tuple(e for e in a.issued if e[0] not in dead) if dead else a.issued
@@ -419,16 +421,17 @@ def _forget(s, keep_cut: bool = False):
 
 def _forget_ghosts(s, keep_cut: bool = False):
     a = s.agent
-    if any(m.aud for m in a.conv):
-        a = a._replace(conv=tuple(m._replace(aud=0) if m.aud else m for m in a.conv))
-    if any(r.cut and not (keep_cut and r.phase in NOT_INSERTED) for r in a.reqs):
-        a = a._replace(reqs=tuple(r._replace(cut=False) if r.cut and not (keep_cut and r.phase in NOT_INSERTED) else r
+    if any(m.audience for m in a.conv):
+        a = a._replace(conv=tuple(m._replace(audience=0) if m.audience else m for m in a.conv))
+    if any(r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) for r in a.reqs):
+        a = a._replace(reqs=tuple(r._replace(session_cancel_before_insertion=False)
+                                  if r.session_cancel_before_insertion and not (keep_cut and r.phase in NOT_INSERTED) else r
                                   for r in a.reqs))
-    if a.work is not None and a.work.hook:
-        a = a._replace(work=a.work._replace(hook=0))
+    if a.work is not None and a.work.before_insertion_of:
+        a = a._replace(work=a.work._replace(before_insertion_of=0))
     clients = s.clients
-    if any(cl.cut for cl in clients):
-        clients = tuple(cl._replace(cut=False) if cl.cut else cl for cl in clients)
+    if any(cl.missed_messages for cl in clients):
+        clients = tuple(cl._replace(missed_messages=False) if cl.missed_messages else cl for cl in clients)
     if a is s.agent and clients is s.clients:
         return s
     return s._replace(agent=a, clients=clients)
@@ -655,12 +658,12 @@ class _Search:
             line = lines[q]
             if mp is None:
                 mp = dict(fmap)
-            if mm[0] == "um" and mm[3] and mm[2] and line.msg[0] == "um" and line.msg[2] == ():
+            if mm[0] == "user_message" and mm[3] and mm[2] and line.msg[0] == "user_message" and line.msg[2] == ():
                 # A message replayed whole in the model, by chunks in the log:
                 # the same replay with this message's mode changed
                 # (``Rules.replay_mixed``), without enumerating every mix.
                 obs = obs[:k] + [(c, sender, ("chunk", mm[1], mm[2][0], True))] + obs[k:]
-                mm = ("um", mm[1], (), True, mm[4])
+                mm = ("user_message", mm[1], (), True, mm[4])
             if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
                 if p >= self.best:
                     self.reach(p, _render(c, sender, mm, eps, mp, self.names))

@@ -22,6 +22,6 @@ MUTANT = Mutant(
     ("RFD-INSERT-RESPOND",),
     "every_prompt_answered",
     "failures",
-    patches=(post("agent", "_agent_faults", _fix),),
+    patches=(post("agent", "agent_faults", _fix),),
     source="rust-sdk simple_agent_v2.rs abandon_prompt",
 )

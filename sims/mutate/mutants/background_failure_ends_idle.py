@@ -17,5 +17,5 @@ MUTANT = Mutant(
     ("RFD-BACKGROUND-FAILURE-NO-STOP",),
     "error_idle_only_for_failure",
     "failures",
-    patches=(post("agent", "_agent_faults", _fix),),
+    patches=(post("agent", "agent_faults", _fix),),
 )

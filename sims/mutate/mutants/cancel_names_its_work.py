@@ -19,7 +19,7 @@ MUTANT = Mutant(
     ("RFD-OPEN-CANCEL-RACES",),
     "session_cancel_stops_only_work_it_saw",
     "cancel-race",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
     rules="rfd",
     kind="limitation",
 )

@@ -27,6 +27,6 @@ MUTANT = Mutant(
     ("S240-CANCELREQ-STILL-RESPOND",),
     "cancelled_request_still_answered",
     "failures",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
     source="kotlin-sdk#131: a cancelled request was left unanswered",
 )

@@ -18,6 +18,6 @@ MUTANT = Mutant(
     ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",),
     "cancelled_idle_only_for_cancel",
     "tiny",
-    patches=(wrap("agent", "_end", _make),),
+    patches=(wrap("agent", "end", _make),),
     source="esengine/DeepSeek-Reasonix#3509 (every turn reported cancelled)",
 )

@@ -21,5 +21,5 @@ MUTANT = Mutant(
     ("RFD-CLIENT-NO-APPEND-OPTIMISTIC",),
     "client_content_matches_agent",
     "tiny",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

@@ -6,7 +6,7 @@ from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
 def _make(original):
     def _client_receive(s, c, cl, msg, rules):
-        if msg[0] == "um" and msg[2]:
+        if msg[0] == "user_message" and msg[2]:
             for i, (key, content, opt) in enumerate(cl.view):
                 if key == msg[1] and not opt:
                     return cl._replace(view=replace_at(cl.view, i, (key, content + msg[2], False)))
@@ -21,5 +21,5 @@ MUTANT = Mutant(
     ("S240-UPSERT-CONTENT-REPLACES",),
     "client_content_matches_agent",
     "lost-response",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

@@ -22,7 +22,7 @@ MUTANT = Mutant(
     ("S240-PERM-CLIENT-MAY-CANCEL",),
     "cancelled_request_still_answered",
     "permission",
-    patches=(post("clients", "_clients", _fix),),
+    patches=(post("clients", "clients", _fix),),
     equivalent=(
         "2.4.0: \"After sending `session/cancel`, the client MAY also send it without waiting for "
         "`$/cancel_request`, for a request it knows belongs to the cancelled foreground work.\""

@@ -5,7 +5,7 @@ from acp_lifecycle.sims.mutate.core import Mutant, wrap
 
 def _make(original):
     def _client_receive(s, c, cl, msg, rules):
-        if msg[0] == "um" and msg[2] is None:
+        if msg[0] == "user_message" and msg[2] is None:
             msg = msg[:2] + ((),) + msg[3:]  # "no content" taken as "empty content"
         return original(s, c, cl, msg, rules)
 
@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("RFD-METADATA-NO-CLEAR", "S240-UPSERT-OMITTED-UNCHANGED"),
     "client_content_matches_agent",
     "fifo",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

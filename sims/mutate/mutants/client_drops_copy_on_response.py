@@ -19,5 +19,5 @@ MUTANT = Mutant(
     ("RFD-CLIENT-TOLERATE-ORDER", "RFD-CLIENT-RECONCILE"),
     "single_canonical_copy",
     "tiny",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

@@ -18,6 +18,6 @@ MUTANT = Mutant(
     ("S240-STOP-OMITTED-NOT-REPORTED",),
     "client_sees_current_state",
     "failures",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
     rules="rfd",  # under rfd+2.4.0 only a lenient agent omits the stop reason
 )

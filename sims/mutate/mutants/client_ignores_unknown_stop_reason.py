@@ -21,6 +21,6 @@ MUTANT = Mutant(
     ("RFD-CLIENT-UNKNOWN-STOP-ENDS",),
     "client_sees_current_state",
     "failures",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
     source="DeepSeek-Reasonix#8241 (strict clients failing on an unknown stop reason)",
 )

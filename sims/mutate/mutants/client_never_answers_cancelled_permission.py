@@ -17,5 +17,5 @@ MUTANT = Mutant(
     ("S240-CANCELREQ-STILL-RESPOND",),
     "cancelled_request_still_answered",
     "permission",
-    patches=(post("clients", "_clients", _fix),),
+    patches=(post("clients", "clients", _fix),),
 )

@@ -19,5 +19,5 @@ MUTANT = Mutant(
     ("S240-RESUME-RESPONSE-NOT-IDLE",),
     "resumed_client_sees_current_state",
     "lost-response",
-    patches=(wrap("clients", "_client_receive", _make),),
+    patches=(wrap("clients", "client_receive", _make),),
 )

@@ -19,5 +19,5 @@ MUTANT = Mutant(
     ("S240-PERM-CLIENT-ANSWERS-CANCELLED",),
     "cancelled_permission_answered_cancelled",
     "permission",
-    patches=(post("clients", "_clients", _fix),),
+    patches=(post("clients", "clients", _fix),),
 )

@@ -19,5 +19,5 @@ MUTANT = Mutant(
     ("RFD-INSERT-LOCAL-COMMAND",),
     "success_only_after_insertion",
     "restart",
-    patches=(wrap("agent", "_agent_receive", _make),),
+    patches=(wrap("agent", "agent_receive", _make),),
 )

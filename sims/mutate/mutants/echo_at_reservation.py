@@ -6,7 +6,7 @@ from acp_lifecycle.sims.mutate.core import Mutant, broadcast, post
 def _fix(pre, step):
     if step.action[0] == "AgentReserveId":
         r = step.state.agent.reqs[step.action[1]]
-        step = broadcast(step, ("um", r.mid, (r.content,), False, None))
+        step = broadcast(step, ("user_message", r.mid, (r.content,), False, None))
     return step
 
 
@@ -16,5 +16,5 @@ MUTANT = Mutant(
     ("S240-PROMPT-NEITHER-PRECEDES",),
     "echo_names_an_inserted_message",
     "tiny",
-    patches=(post("agent", "_agent_prompts", _fix),),
+    patches=(post("agent", "agent_prompts", _fix),),
 )

@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("RFD-FAIL-NO-UNDO",),
     "every_inserted_message_echoed",
     "failures",
-    patches=(post("agent", "_agent_faults", _fix),),
+    patches=(post("agent", "agent_faults", _fix),),
 )

@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("RFD-ECHO-EVERY", "S240-RESPONSE-ECHO-LIVE"),
     "every_inserted_message_echoed",
     "multi-client",
-    patches=(wrap("agent", "_echo", _make),),
+    patches=(wrap("agent", "echo", _make),),
 )

@@ -9,7 +9,7 @@ def _make(original):
         nxt = s.agent.next_id
 
         def bump(msg):
-            if msg[0] in ("um", "chunk") and msg[1] == m.mid:
+            if msg[0] in ("user_message", "chunk") and msg[1] == m.mid:
                 return (msg[0], nxt) + msg[2:]
             return msg
 
@@ -26,5 +26,5 @@ MUTANT = Mutant(
     ("RFD-ID-ECHO-SAME",),
     "echo_names_an_inserted_message",
     "tiny",
-    patches=(wrap("agent", "_echo", _make),),
+    patches=(wrap("agent", "echo", _make),),
 )

@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("RFD-ERROR-MEANING", "RFD-ERROR-ONLY-ENDING-FAILURES"),
     "error_idle_only_for_failure",
     "failures",
-    patches=(wrap("agent", "_end", _make),),
+    patches=(wrap("agent", "end", _make),),
 )

@@ -18,6 +18,6 @@ MUTANT = Mutant(
     ("S240-STATE-REJECT-NOT-END", "S240-PROMPT-REJECT-NOT-IDLE"),
     "state_changes_only_with_work",
     "tiny",
-    patches=(post("agent", "_agent_prompts", _fix),),
+    patches=(post("agent", "agent_prompts", _fix),),
     source="vercel-labs/fx#993 (busy prompts rejected)",
 )

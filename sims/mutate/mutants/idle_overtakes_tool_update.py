@@ -29,5 +29,5 @@ MUTANT = Mutant(
     ("RFD-IDLE-AFTER-ALL-UPDATES",),
     "no_update_after_idle_of_its_work",
     "failures",
-    patches=(post("agent", "_agent_faults", _fix), post("agent", "_agent_work", _fix)),
+    patches=(post("agent", "agent_faults", _fix), post("agent", "agent_work", _fix)),
 )

@@ -23,5 +23,5 @@ MUTANT = Mutant(
     ("RFD-INSERT-REJECT-ERROR", "RFD-ERROR-MEANS-NOT-INSERTED"),
     "rejected_prompt_never_inserted",
     "tiny",
-    patches=(wrap("agent", "_reject", _make),),
+    patches=(wrap("agent", "reject", _make),),
 )

@@ -20,5 +20,5 @@ MUTANT = Mutant(
     ("S240-STATE-IGNORE-LATE-RESPONSES", "S240-CANCEL-IGNORE-LATE-ANSWERS", "S240-CANCEL-PERM-STOP-WAITING"),
     "late_answer_ignored",
     "permission",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
 )

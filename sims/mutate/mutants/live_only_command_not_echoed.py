@@ -22,5 +22,5 @@ MUTANT = Mutant(
     ("RFD-INSERT-LOCAL-COMMAND",),
     "every_inserted_message_echoed",
     "restart",
-    patches=(wrap("agent", "_insert", _make),),
+    patches=(wrap("agent", "insert", _make),),
 )

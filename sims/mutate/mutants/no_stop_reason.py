@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("S240-STOP-SHOULD-INCLUDE",),
     "idle_ending_work_has_stop_reason",
     "tiny",
-    patches=(wrap("agent", "_end", _make),),
+    patches=(wrap("agent", "end", _make),),
 )

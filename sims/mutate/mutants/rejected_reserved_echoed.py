@@ -22,5 +22,5 @@ MUTANT = Mutant(
     ("S240-PROMPT-REJECTED-NO-ECHO",),
     "rejected_submission_never_echoed",
     "tiny",
-    patches=(post("agent", "_agent_prompts", _fix),),
+    patches=(post("agent", "agent_prompts", _fix),),
 )

@@ -16,7 +16,7 @@ MUTANT = Mutant(
     ("S240-STATE-REPORT-RUNNING",),
     "state_changes_only_with_work",
     "failures",
-    patches=(post("agent", "_agent_work", _fix),),
+    patches=(post("agent", "agent_work", _fix),),
     equivalent=(
         "2.4.0: \"Repeated snapshots are idempotent, not additional work, completions, or usage. A repeated "
         "state may carry updated information without another state transition.\""

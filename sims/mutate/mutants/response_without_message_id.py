@@ -18,6 +18,6 @@ MUTANT = Mutant(
     ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID"),
     "success_carries_message_id",
     "tiny",
-    patches=(wrap("agent", "_answer", _make),),
+    patches=(wrap("agent", "answer", _make),),
     source="the v2 draft's PromptResponse {} (agent-client-protocol PR #1344)",
 )

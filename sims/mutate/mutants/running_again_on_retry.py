@@ -16,5 +16,5 @@ MUTANT = Mutant(
     ("RFD-FAIL-CONTINUES-NO-STATE", "RFD-NOTICE-NO-STATE"),
     "state_changes_only_with_work",
     "failures",
-    patches=(post("agent", "_agent_faults", _fix),),
+    patches=(post("agent", "agent_faults", _fix),),
 )

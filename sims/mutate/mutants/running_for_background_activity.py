@@ -15,5 +15,5 @@ MUTANT = Mutant(
     ("S240-STATE-BACKGROUND-NO-CHANGE",),
     "state_changes_only_with_work",
     "failures",
-    patches=(post("agent", "_agent_faults", _fix),),
+    patches=(post("agent", "agent_faults", _fix),),
 )

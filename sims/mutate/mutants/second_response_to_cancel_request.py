@@ -23,6 +23,6 @@ MUTANT = Mutant(
     ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
     "one_response_per_request",
     "failures",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
     source="kotlin-sdk#131 (a cancel arriving after the reply)",
 )

@@ -26,5 +26,5 @@ MUTANT = Mutant(
     ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
     "one_response_per_request",
     "failures",
-    patches=(post("agent", "_agent_receive", answered_again),),
+    patches=(post("agent", "agent_receive", answered_again),),
 )

@@ -15,5 +15,5 @@ MUTANT = Mutant(
     ("S240-STATE-REPORT-RUNNING", "S240-STATE-NEW-IDLE", "RFD-FAIL-ERROR-IDLE"),
     "client_sees_current_state",
     "tiny",
-    patches=(post("agent", "_agent_work", _fix),),
+    patches=(post("agent", "agent_work", _fix),),
 )

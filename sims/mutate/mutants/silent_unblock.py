@@ -15,5 +15,5 @@ MUTANT = Mutant(
     ("S240-REQACTION-THEN-RUNNING", "S240-STATE-RESUME-RUNNING"),
     "client_sees_current_state",
     "permission",
-    patches=(post("agent", "_agent_receive", _fix),),
+    patches=(post("agent", "agent_receive", _fix),),
 )

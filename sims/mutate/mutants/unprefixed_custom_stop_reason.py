@@ -18,5 +18,5 @@ MUTANT = Mutant(
     ("S240-STOP-UNKNOWN-RESERVED",),
     "custom_stop_reason_prefixed",
     "failures",
-    patches=(wrap("agent", "_end", _make),),
+    patches=(wrap("agent", "end", _make),),
 )

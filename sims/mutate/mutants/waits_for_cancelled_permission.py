@@ -29,6 +29,6 @@ MUTANT = Mutant(
     ("S240-CANCEL-PERM-STOP-WAITING", "S240-CANCEL-IDLE-CANCELLED"),
     "cancelled_work_ends",
     "permission",
-    patches=(post("agent", "_agent_receive", _cancel), wrap("agent", "_agent_work", _make)),
+    patches=(post("agent", "agent_receive", _cancel), wrap("agent", "agent_work", _make)),
     source="ACP TCK ACP-INFO-CANCEL-202 (cancel while a permission is pending)",
 )

@@ -5,7 +5,7 @@ from acp_lifecycle.sims.mutate.core import Mutant, post, with_sent
 
 def _fix(pre, step):
     if step.action[0] == "AgentEcho" and step.action[2] == "chunk":
-        step = with_sent(pre, step, lambda c, m: [m, ("um", m[1], (m[2],), False, None)] if m[0] == "chunk" else [m])
+        step = with_sent(pre, step, lambda c, m: [m, ("user_message", m[1], (m[2],), False, None)] if m[0] == "chunk" else [m])
     return step
 
 
@@ -15,7 +15,7 @@ MUTANT = Mutant(
     ("RFD-ECHO-EVERY",),
     "client_content_matches_agent",
     "tiny",
-    patches=(post("agent", "_agent_prompts", _fix),),
+    patches=(post("agent", "agent_prompts", _fix),),
     equivalent=(
         "the RFD: \"Alternatively, a full-content user_message update replaces the retained content "
         "directly.\" A whole update after the chunks replaces them with the same content"

@@ -17,6 +17,6 @@ MUTANT = Mutant(
     ("S240-STATE-REPORT-IDLE", "S240-STATE-IDLE-WHEN-NONE"),
     "ended_work_reported_idle",
     "tiny",
-    patches=(post("agent", "_agent_work", _fix),),
+    patches=(post("agent", "agent_work", _fix),),
     source="kotlin-sdk#131: a v2 prompt turn could end without its mandatory terminal state_update",
 )
