@@ -99,11 +99,13 @@ from .wire_state import session_key as _sid
 from .wire_state import shown_id as _show
 from .wire_state import with_article as _a
 
-_SESSION_JUDGES: dict[type, list] = {}
+#: The judges with a state by what they keep it over and the record type they read, in the order of
+#: ``STATEFUL`` (``Monitor._feed``, ``Monitor._feed_session``: looked up once per record, not filtered)
+_JUDGES_BY: dict[tuple[str, type], tuple] = {}
 for _j in STATEFUL:
-    if _j.per == "session":
-        for _t in _j.types:
-            _SESSION_JUDGES.setdefault(_t, []).append(_j)
+    for _t in _j.types:
+        _JUDGES_BY[(_j.per, _t)] = _JUDGES_BY.get((_j.per, _t), ()) + (_j,)
+_SESSION_JUDGES: dict[type, tuple] = {t: js for (per, t), js in _JUDGES_BY.items() if per == "session"}
 
 __all__ = [
     "DEFAULT_RULES",
@@ -164,11 +166,10 @@ class Monitor:
         """Apply the judges with a state (``model/judges.py``) to a record of one connection (``per``
         "connection", ``conn.judged``) or one session on it ("view", ``view.judged``); ``states`` holds
         what they remember there."""
-        for j in STATEFUL:
-            if j.per == per and type(record) in j.types:
-                states[j.id], why = j.step(states.get(j.id, j.start), record)
-                if why:
-                    self._add(line, j.id, why)
+        for j in _JUDGES_BY.get((per, type(record)), ()):
+            states[j.id], why = j.step(states.get(j.id, j.start), record)
+            if why:
+                self._add(line, j.id, why)
 
     def _view(self, conn: _Conn, key, view: _View) -> _View:
         """Give ``conn`` a view of session ``key``, indexed so that a record of the session
