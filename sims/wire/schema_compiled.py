@@ -136,9 +136,9 @@ def _local_refs(node):
 
 
 def reaching(doc: dict, name: str) -> dict:
-    """``doc`` rooted at ``$defs/name``, with only the definitions that one reaches: the same
+    """``doc``'s ``$defs/name``, with only the definitions that one reaches (and the dialect): the same
     verdicts, and compiled several times faster than with all of them (both sets of a strict schema
-    are 400 definitions; a message's reaches a few dozen). The whole ``doc`` if a ``$ref`` points
+    are 400 definitions; a message's reaches a few dozen). Every definition if a ``$ref`` points
     elsewhere than into ``$defs``."""
     defs = doc["$defs"]
     keep: dict = {}
@@ -153,7 +153,10 @@ def reaching(doc: dict, name: str) -> dict:
             keep = defs
             break
         todo.extend(names)
-    return {**doc, "$defs": keep, "$ref": _DEFS + name}
+    out = {"$defs": keep, "$ref": _DEFS + name}
+    if "$schema" in doc:
+        out["$schema"] = doc["$schema"]
+    return out
 
 
 def _has_raw_number(x) -> bool:
