@@ -68,13 +68,15 @@ def id_key(rid) -> str:
     if isinstance(rid, bool) or rid is None or isinstance(rid, (int, str)):
         return json.dumps(rid)
     try:
-        return json.dumps(rid, sort_keys=True)
+        return _canonical(rid)
     except (TypeError, ValueError):
         return repr(rid)
 
 
 #: ``json.dumps`` of a string (ensure_ascii, as by default)
 _quoted = json.encoder.encode_basestring_ascii
+#: ``json.dumps(value, sort_keys=True)``, without building an encoder per call (prompt content blocks)
+_canonical = json.JSONEncoder(sort_keys=True).encode
 
 
 def with_article(word) -> str:
