@@ -166,8 +166,15 @@ class Monitor:
         """Apply the judges with a state (``model/judges.py``) to a record of one connection (``per``
         "connection", ``conn.judged``) or one session on it ("view", ``view.judged``); ``states`` holds
         what they remember there."""
+        step = old = done = None
         for j in _JUDGES_BY.get((per, type(record)), ()):
-            states[j.id], why = j.step(states.get(j.id, j.start), record)
+            state = states.get(j.id, j.start)
+            if j.step is not step or state is not old:
+                step, old = j.step, state
+                done = step(state, record)
+            # (two judges with one step, every_prompt_answered and cancelled_request_still_answered, hold
+            # one state: a step is a function of its arguments, so the second takes the first's answer)
+            states[j.id], why = done
             if why:
                 self._add(line, j.id, why)
 
@@ -303,8 +310,9 @@ class Monitor:
             s = self.sessions[key] = _Session()
         return s
 
-    def _view_for_agent(self, n, conn, sid, what) -> _View | None:
-        """The view an agent message for ``sid`` goes to; checks the session is open here."""
+    def _view_for_agent(self, n, conn, sid, word, request: bool = False) -> _View | None:
+        """The view an agent message for ``sid`` goes to (a ``word`` update or request, as findings
+        name it: written only for a finding); checks the session is open here."""
         key = _sid(sid)
         view = conn.views.get(key)
         if view is not None:
@@ -312,7 +320,7 @@ class Monitor:
                 if "after-close" not in view.flagged:
                     view.flagged.add("after-close")
                     self._add(n, "nothing_after_close",
-                              f"{what} for session {_show(sid)} after the session/close response of line {view.closed_at}")
+                              f"{_what(word, request)} for session {_show(sid)} after the session/close response of line {view.closed_at}")
                 return view
             return view
         view = self._view(conn, key, _View())
@@ -321,7 +329,7 @@ class Monitor:
                 view.provisional = n
             else:
                 self._add(n, "updates_only_for_opened_sessions",
-                          f"{what} for session {_show(sid)}, which this connection never created or resumed")
+                          f"{_what(word, request)} for session {_show(sid)}, which this connection never created or resumed")
         return view
 
     # -- client -> agent -----------------------------------------------------------------
@@ -407,10 +415,10 @@ class Monitor:
         if method == "session/update":
             update = _obj(params.get("update"))
             kind = update.get("sessionUpdate")
-            view = self._view_for_agent(n, conn, sid, _a(kind))
+            view = self._view_for_agent(n, conn, sid, kind)
             self._update(n, conn, view, self._session(sid), sid, kind, update)
         elif method in ("session/request_permission", "elicitation/create") and sid is not None:
-            self._view_for_agent(n, conn, sid, f"{_a(method)} request")
+            self._view_for_agent(n, conn, sid, method, request=True)
         elif method == "$/cancel_request":
             target = conn.pending.get(("agent", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:
@@ -755,6 +763,11 @@ class Monitor:
             for tid, line in view.tool_cancels.items():
                 self._add(line, "tool_cancel_confirmed",
                           f"tool_call/cancel of {_show(tid)} was accepted and never confirmed by a final tool_call_update")
+
+
+def _what(word, request: bool) -> str:
+    """An agent message as a finding names it: "an agent_message_chunk", "a session/request_permission request"."""
+    return f"{_a(word)} request" if request else _a(word)
 
 
 def _joined(j, views) -> object:
