@@ -196,18 +196,24 @@ class Monitor:
         key = _sid(sid)
         if key not in conn.views:
             self._view(conn, key, _View())
-        views = [(other is conn, view) for other in self._members(key)
+        judges = _SESSION_JUDGES.get(type(record))
+        if judges is None:
+            return
+        views = [(other is conn, view) for other in self._by_session[key].values()
                  if (view := other.views.get(key)) is not None and (other is conn or not view.closed_at)]
-        for j in _SESSION_JUDGES.get(type(record), ()):
-            joining = [view for _, view in views if j.id not in view.judged]
-            if joining:  # connections that join the session now start from what it is
-                state = _joined(j, views)
-                for view in joining:
-                    view.judged[j.id] = state
+        for j in judges:
+            jid, step = j.id, j.step
+            for _, view in views:
+                if jid not in view.judged:  # connections that join the session now start from what it is
+                    state = _joined(j, views)
+                    for _, joining in views:
+                        joining.judged.setdefault(jid, state)
+                    break
             for mine, view in views:
-                view.judged[j.id], why = j.step(view.judged[j.id], record, mine)
+                judged = view.judged
+                judged[jid], why = step(judged[jid], record, mine)
                 if why:
-                    self._add(line, j.id, why)
+                    self._add(line, jid, why)
 
     def _judge(self, line: int, record) -> None:
         """Apply the judges (``model/judges.py``, one definition for check and trace) to a record."""
@@ -219,9 +225,12 @@ class Monitor:
     def feed(self, line: int, entry: dict) -> list[Finding]:
         """Apply the rules to one transcript entry; the findings it raised."""
         before = len(self.findings)
-        conn = self.conns.get(str(entry.get("conn")))
+        label = entry.get("conn")
+        if type(label) is not str:
+            label = str(label)
+        conn = self.conns.get(label)
         if conn is None:
-            conn = self.conns[str(entry.get("conn"))] = _Conn(str(entry.get("conn")))
+            conn = self.conns[label] = _Conn(label)
         if entry.get("event") == "closed":
             conn.closed = True
             return []
@@ -244,10 +253,11 @@ class Monitor:
         if method == "initialize" and sender == "client":
             conn.started = True
             conn.extensions = '"_' in json.dumps(msg.get("params"), default=str)
+        key = id_key(msg["id"]) if method is None and "id" in msg else None  # a response's request
         if self.validator is not None:
             request_method = None
-            if method is None and "id" in msg:
-                req = conn.pending.get((other, id_key(msg["id"])))
+            if key is not None:
+                req = conn.pending.get((other, key))
                 request_method = req.method if req else None
             for problem in self.validator.check(msg, sender, request_method):
                 self._add(n, "schema_valid", problem)
@@ -261,9 +271,8 @@ class Monitor:
             else:
                 self._agent_call(n, conn, method, params, req)
             return
-        if "id" not in msg:
+        if key is None:
             return  # neither a call nor a response: the schema says so when it is there
-        key = id_key(msg["id"])
         if msg["id"] is None and "error" in msg and (other, key) not in conn.pending:
             return  # JSON-RPC: the error for a request whose id could not be read
         pending = (other, key) in conn.pending
