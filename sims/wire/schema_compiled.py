@@ -188,7 +188,9 @@ class Compiled:
 
     def passes(self, name: str, instance, plain: bool = False) -> bool:
         """``plain``: the caller knows ``instance`` holds only plain JSON values (no ``RawFloat``)."""
-        v = self._validator(name)
+        v = self._validators.get(name, False)
+        if v is False:
+            v = self._validator(name)
         if v is None:
             return False
         try:
