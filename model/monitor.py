@@ -99,8 +99,7 @@ from .wire_state import session_key as _sid
 from .wire_state import shown_id as _show
 from .wire_state import with_article as _a
 
-#: The judges with a state by what they keep it over and the record type they read, in the order of
-#: ``STATEFUL`` (``Monitor._feed``, ``Monitor._feed_session``: looked up once per record, not filtered)
+#: The judges with a state by (``per``, record type), in the order of ``STATEFUL``: looked up once per record
 _JUDGES_BY: dict[tuple[str, type], tuple] = {}
 for _j in STATEFUL:
     for _t in _j.types:
@@ -172,9 +171,7 @@ class Monitor:
             if j.step is not step or state is not old:
                 step, old = j.step, state
                 done = step(state, record)
-            # (two judges with one step, every_prompt_answered and cancelled_request_still_answered, hold
-            # one state: a step is a function of its arguments, so the second takes the first's answer)
-            states[j.id], why = done
+            states[j.id], why = done  # two judges with one step hold one state: the second takes the first's answer
             if why:
                 self._add(line, j.id, why)
 
@@ -196,12 +193,9 @@ class Monitor:
         key = _sid(sid)
         if key not in conn.views:
             self._view(conn, key, _View())
-        judges = _SESSION_JUDGES.get(type(record))
-        if judges is None:
-            return
         views = [(other is conn, view) for other in self._by_session[key].values()
                  if (view := other.views.get(key)) is not None and (other is conn or not view.closed_at)]
-        for j in judges:
+        for j in _SESSION_JUDGES.get(type(record), ()):
             jid, step = j.id, j.step
             for _, view in views:
                 if jid not in view.judged:  # connections that join the session now start from what it is
@@ -225,9 +219,7 @@ class Monitor:
     def feed(self, line: int, entry: dict) -> list[Finding]:
         """Apply the rules to one transcript entry; the findings it raised."""
         before = len(self.findings)
-        label = entry.get("conn")
-        if type(label) is not str:
-            label = str(label)
+        label = entry.get("conn") if type(entry.get("conn")) is str else str(entry.get("conn"))
         conn = self.conns.get(label)
         if conn is None:
             conn = self.conns[label] = _Conn(label)
@@ -320,8 +312,7 @@ class Monitor:
         return s
 
     def _view_for_agent(self, n, conn, sid, word, request: bool = False) -> _View | None:
-        """The view an agent message for ``sid`` goes to (a ``word`` update or request, as findings
-        name it: written only for a finding); checks the session is open here."""
+        """The view an agent message (a ``word`` update or request) for ``sid`` goes to; checks it is open."""
         key = _sid(sid)
         view = conn.views.get(key)
         if view is not None:
@@ -329,7 +320,7 @@ class Monitor:
                 if "after-close" not in view.flagged:
                     view.flagged.add("after-close")
                     self._add(n, "nothing_after_close",
-                              f"{_what(word, request)} for session {_show(sid)} after the session/close response of line {view.closed_at}")
+                              f"{_a(word)}{' request' * request} for session {_show(sid)} after the session/close response of line {view.closed_at}")
                 return view
             return view
         view = self._view(conn, key, _View())
@@ -338,7 +329,7 @@ class Monitor:
                 view.provisional = n
             else:
                 self._add(n, "updates_only_for_opened_sessions",
-                          f"{_what(word, request)} for session {_show(sid)}, which this connection never created or resumed")
+                          f"{_a(word)}{' request' * request} for session {_show(sid)}, which this connection never created or resumed")
         return view
 
     # -- client -> agent -----------------------------------------------------------------
@@ -772,11 +763,6 @@ class Monitor:
             for tid, line in view.tool_cancels.items():
                 self._add(line, "tool_cancel_confirmed",
                           f"tool_call/cancel of {_show(tid)} was accepted and never confirmed by a final tool_call_update")
-
-
-def _what(word, request: bool) -> str:
-    """An agent message as a finding names it: "an agent_message_chunk", "a session/request_permission request"."""
-    return f"{_a(word)} request" if request else _a(word)
 
 
 def _joined(j, views) -> object:
