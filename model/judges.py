@@ -299,10 +299,26 @@ def _sorted(items: tuple) -> tuple:
         return tuple(sorted(items, key=repr))
 
 
+#: ``_tools``'s last question and answer, one tuple replaced whole (so safe across threads): its
+#: two judges read the same history of the same record, so the second asks what the first just did
+_tools_last: tuple = (None, None, None)
+
+
 def _tools(t: _Tools, rec):
     """The history after ``rec``, and what ``rec`` broke: ("after-idle", tool id) for an update of a
     tool call whose work an idle ended, ("unfinished", ids) for an error idle that leaves tool calls
     of the work unfinished, or None."""
+    global _tools_last
+    last = _tools_last
+    if last[1] is rec and (last[0] is t or last[0] == t):
+        return last[2]
+    out = _tools_after(t, rec)
+    _tools_last = (t, rec, out)
+    return out
+
+
+def _tools_after(t: _Tools, rec):
+    """``_tools``, computed."""
     k = type(rec)
     if k is Closed:
         return _Tools(), None

@@ -99,11 +99,12 @@ from .wire_state import session_key as _sid
 from .wire_state import shown_id as _show
 from .wire_state import with_article as _a
 
-_SESSION_JUDGES: dict[type, list] = {}
+#: The judges with a state by (``per``, record type), in the order of ``STATEFUL``: looked up once per record
+_JUDGES_BY: dict[tuple[str, type], tuple] = {}
 for _j in STATEFUL:
-    if _j.per == "session":
-        for _t in _j.types:
-            _SESSION_JUDGES.setdefault(_t, []).append(_j)
+    for _t in _j.types:
+        _JUDGES_BY[(_j.per, _t)] = _JUDGES_BY.get((_j.per, _t), ()) + (_j,)
+_SESSION_JUDGES: dict[type, tuple] = {t: js for (per, t), js in _JUDGES_BY.items() if per == "session"}
 
 __all__ = [
     "DEFAULT_RULES",
@@ -164,11 +165,15 @@ class Monitor:
         """Apply the judges with a state (``model/judges.py``) to a record of one connection (``per``
         "connection", ``conn.judged``) or one session on it ("view", ``view.judged``); ``states`` holds
         what they remember there."""
-        for j in STATEFUL:
-            if j.per == per and type(record) in j.types:
-                states[j.id], why = j.step(states.get(j.id, j.start), record)
-                if why:
-                    self._add(line, j.id, why)
+        step = old = done = None
+        for j in _JUDGES_BY.get((per, type(record)), ()):
+            state = states.get(j.id, j.start)
+            if j.step is not step or state is not old:
+                step, old = j.step, state
+                done = step(state, record)
+            states[j.id], why = done  # two judges with one step hold one state: the second takes the first's answer
+            if why:
+                self._add(line, j.id, why)
 
     def _view(self, conn: _Conn, key, view: _View) -> _View:
         """Give ``conn`` a view of session ``key``, indexed so that a record of the session
@@ -188,18 +193,21 @@ class Monitor:
         key = _sid(sid)
         if key not in conn.views:
             self._view(conn, key, _View())
-        views = [(other is conn, view) for other in self._members(key)
+        views = [(other is conn, view) for other in self._by_session[key].values()
                  if (view := other.views.get(key)) is not None and (other is conn or not view.closed_at)]
         for j in _SESSION_JUDGES.get(type(record), ()):
-            joining = [view for _, view in views if j.id not in view.judged]
-            if joining:  # connections that join the session now start from what it is
-                state = _joined(j, views)
-                for view in joining:
-                    view.judged[j.id] = state
+            jid, step = j.id, j.step
+            for _, view in views:
+                if jid not in view.judged:  # connections that join the session now start from what it is
+                    state = _joined(j, views)
+                    for _, joining in views:
+                        joining.judged.setdefault(jid, state)
+                    break
             for mine, view in views:
-                view.judged[j.id], why = j.step(view.judged[j.id], record, mine)
+                judged = view.judged
+                judged[jid], why = step(judged[jid], record, mine)
                 if why:
-                    self._add(line, j.id, why)
+                    self._add(line, jid, why)
 
     def _judge(self, line: int, record) -> None:
         """Apply the judges (``model/judges.py``, one definition for check and trace) to a record."""
@@ -211,9 +219,10 @@ class Monitor:
     def feed(self, line: int, entry: dict) -> list[Finding]:
         """Apply the rules to one transcript entry; the findings it raised."""
         before = len(self.findings)
-        conn = self.conns.get(str(entry.get("conn")))
+        label = entry.get("conn") if type(entry.get("conn")) is str else str(entry.get("conn"))
+        conn = self.conns.get(label)
         if conn is None:
-            conn = self.conns[str(entry.get("conn"))] = _Conn(str(entry.get("conn")))
+            conn = self.conns[label] = _Conn(label)
         if entry.get("event") == "closed":
             conn.closed = True
             return []
@@ -236,10 +245,11 @@ class Monitor:
         if method == "initialize" and sender == "client":
             conn.started = True
             conn.extensions = '"_' in json.dumps(msg.get("params"), default=str)
+        key = id_key(msg["id"]) if method is None and "id" in msg else None  # a response's request
         if self.validator is not None:
             request_method = None
-            if method is None and "id" in msg:
-                req = conn.pending.get((other, id_key(msg["id"])))
+            if key is not None:
+                req = conn.pending.get((other, key))
                 request_method = req.method if req else None
             for problem in self.validator.check(msg, sender, request_method):
                 self._add(n, "schema_valid", problem)
@@ -253,9 +263,8 @@ class Monitor:
             else:
                 self._agent_call(n, conn, method, params, req)
             return
-        if "id" not in msg:
+        if key is None:
             return  # neither a call nor a response: the schema says so when it is there
-        key = id_key(msg["id"])
         if msg["id"] is None and "error" in msg and (other, key) not in conn.pending:
             return  # JSON-RPC: the error for a request whose id could not be read
         pending = (other, key) in conn.pending
@@ -302,8 +311,8 @@ class Monitor:
             s = self.sessions[key] = _Session()
         return s
 
-    def _view_for_agent(self, n, conn, sid, what) -> _View | None:
-        """The view an agent message for ``sid`` goes to; checks the session is open here."""
+    def _view_for_agent(self, n, conn, sid, word, request: bool = False) -> _View | None:
+        """The view an agent message (a ``word`` update or request) for ``sid`` goes to; checks it is open."""
         key = _sid(sid)
         view = conn.views.get(key)
         if view is not None:
@@ -311,7 +320,7 @@ class Monitor:
                 if "after-close" not in view.flagged:
                     view.flagged.add("after-close")
                     self._add(n, "nothing_after_close",
-                              f"{what} for session {_show(sid)} after the session/close response of line {view.closed_at}")
+                              f"{_a(word)}{' request' * request} for session {_show(sid)} after the session/close response of line {view.closed_at}")
                 return view
             return view
         view = self._view(conn, key, _View())
@@ -320,7 +329,7 @@ class Monitor:
                 view.provisional = n
             else:
                 self._add(n, "updates_only_for_opened_sessions",
-                          f"{what} for session {_show(sid)}, which this connection never created or resumed")
+                          f"{_a(word)}{' request' * request} for session {_show(sid)}, which this connection never created or resumed")
         return view
 
     # -- client -> agent -----------------------------------------------------------------
@@ -406,10 +415,10 @@ class Monitor:
         if method == "session/update":
             update = _obj(params.get("update"))
             kind = update.get("sessionUpdate")
-            view = self._view_for_agent(n, conn, sid, _a(kind))
+            view = self._view_for_agent(n, conn, sid, kind)
             self._update(n, conn, view, self._session(sid), sid, kind, update)
         elif method in ("session/request_permission", "elicitation/create") and sid is not None:
-            self._view_for_agent(n, conn, sid, f"{_a(method)} request")
+            self._view_for_agent(n, conn, sid, method, request=True)
         elif method == "$/cancel_request":
             target = conn.pending.get(("agent", id_key(params.get("requestId"))))
             if target is not None and not target.cancel_request:

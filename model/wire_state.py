@@ -58,14 +58,25 @@ def id_key(rid) -> str:
     >>> id_key(1), id_key("1"), id_key(RawFloat("1.0")), id_key(2**64 + 1)
     ('1', '"1"', '1.0', '18446744073709551617')
     """
+    t = type(rid)
+    if t is str:  # the common cases first, as json.dumps writes them (it calls these two)
+        return _quoted(rid)
+    if t is int:
+        return int.__repr__(rid)
     if isinstance(rid, RawFloat):
         return rid.literal
     if isinstance(rid, bool) or rid is None or isinstance(rid, (int, str)):
         return json.dumps(rid)
     try:
-        return json.dumps(rid, sort_keys=True)
+        return _canonical(rid)
     except (TypeError, ValueError):
         return repr(rid)
+
+
+#: ``json.dumps`` of a string (ensure_ascii, as by default)
+_quoted = json.encoder.encode_basestring_ascii
+#: ``json.dumps(value, sort_keys=True)``, without building an encoder per call (prompt content blocks)
+_canonical = json.JSONEncoder(sort_keys=True).encode
 
 
 def with_article(word) -> str:

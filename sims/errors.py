@@ -7,7 +7,8 @@ told no; ``acp_lifecycle.sims.cli.main`` prints each as one line,
 ``acp-lifecycle: error: ...``, and exits with status 2. The model's own
 definition-time error is ``acp_lifecycle.model.config.ConfigError`` (``model/``
 never imports ``sims/``); a search too large for its bound raises
-``acp_lifecycle.sims.search.engine.TooLarge``.
+:class:`TooLarge` (``acp_lifecycle.sims.search.engine.TooLarge``; here so that
+the CLI catches it without loading the searches).
 
 >>> from acp_lifecycle.sims.errors import UsageError
 >>> str(UsageError("--dask needs dask.distributed"))
@@ -16,8 +17,12 @@ never imports ``sims/``); a search too large for its bound raises
 
 from __future__ import annotations
 
-__all__ = ["UsageError"]
+__all__ = ["TooLarge", "UsageError"]
 
 
 class UsageError(Exception):
     """Bad input from the user: printed as one line, exit status 2."""
+
+
+class TooLarge(RuntimeError):
+    """The exploration passed its state limit."""

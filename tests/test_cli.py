@@ -193,3 +193,26 @@ def test_a_long_check_logs_progress_lines_when_stderr_is_not_a_terminal(capsys):
     line = capsys.readouterr().err
     assert line.startswith("acp-lifecycle check: huge-lost-response (2/3): 1,234,567 states, depth 18, ")
     assert line.endswith(" s\n") and line.count("\n") == 1
+
+
+def test_the_table_of_commands_names_the_module_that_registers_each():
+    """``main`` loads only the module its subcommand names (``COMMANDS``): the table must say
+    exactly what each module registers, or a command would be missing from its own parser."""
+    import subprocess
+    import sys
+
+    from acp_lifecycle.sims import cli
+    from acp_lifecycle.sims.cli.common import Parser
+
+    registered = {}
+    for name in cli._MODULES:
+        sub = Parser(prog="acp-lifecycle").add_subparsers(dest="command", parser_class=Parser)
+        cli._module(name).register(sub)
+        registered.update(dict.fromkeys(sub.choices, name))
+    assert registered == cli.COMMANDS
+    # a trace loads none of the searches (numpy, the explorer): a third of a second of every start
+    code = ("import sys\nfrom acp_lifecycle.sims.cli import main\ntry:\n    main(['trace', '--help'])\n"
+            "except SystemExit:\n    pass\nprint('loaded:', sorted(sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    assert "loaded:" in loaded and "acp_lifecycle.sims.cli.trace" in loaded
+    assert "'numpy'" not in loaded and "acp_lifecycle.sims.search" not in loaded

@@ -185,6 +185,21 @@ def test_a_bad_line_after_findings_is_exit_2_and_nothing_on_stdout(tmp_path, cap
     assert captured.out == "" and captured.err.count("\n") == 1 and "t.jsonl:4:" in captured.err
 
 
+def test_reading_leaves_the_garbage_collector_as_it_found_it(tmp_path, capsys):
+    """trace collects only young garbage while it reads (``_young_collections``); after it, whether
+    the file was read to its end or not, the collector is back as it was."""
+    import gc
+
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    good = _write(tmp_path / "good.jsonl", [UNANSWERED])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(UNANSWERED) + "\nnot json\n")
+    assert main(["trace", "--no-schema", str(good)]) == 1
+    assert main(["trace", "--no-schema", str(bad)]) == 2
+    capsys.readouterr()
+    assert gc.get_threshold() == threshold and gc.get_freeze_count() == frozen
+
+
 def _long_log(path: Path, copies: int) -> Path:
     entries = [json.loads(ln) for ln in (ROOT / "corpus" / "conforming" / "long-conversation.jsonl").read_text().splitlines()]
     with path.open("w") as out:

@@ -42,6 +42,7 @@ from acp_lifecycle.model.properties import Property
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.symmetry import SymmetryBroken
 from acp_lifecycle.model.system import System
+from acp_lifecycle.sims.errors import TooLarge
 
 from . import interrupt
 from .graph import bottom_cycles_csr, edge_positions
@@ -50,10 +51,6 @@ from .shard import Found, Shard
 from .storage import FINGERPRINTS, no_gc, portable_fingerprint
 
 __all__ = ["Found", "Outcome", "Shard", "search", "default_workers", "portable_fingerprint", "TooLarge"]
-
-
-class TooLarge(RuntimeError):
-    """The exploration passed its state limit."""
 
 
 class ReductionError(RuntimeError):

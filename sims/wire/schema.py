@@ -421,7 +421,9 @@ class Validator:
         self._validate(name, msg["result"], "result", out)
 
     def _validate(self, name: str, instance, where: str, out: list[str]) -> None:
-        fast = self._fast_path()
+        fast = self._fast
+        if fast is False:
+            fast = self._fast_path()
         if fast is not None and fast.passes(name, instance, self.plain_values):
             return  # nothing to say (schema_compiled: the same verdict as the lines below)
         v = self._validator(name)
