@@ -51,6 +51,18 @@ def test_an_agent_that_cannot_start_is_one_line_and_exit_2(agent, said):
     assert out == b""  # nothing but JSON-RPC ever reaches the client, and here nothing at all
 
 
+@pytest.mark.parametrize("agent, said", CANNOT_START)
+def test_an_agent_that_cannot_start_is_one_line_when_the_client_sent_a_line_and_left(agent, said):
+    """`echo LINE | bridge serve --to v2 -- node v1-agent.js`: the client's stdin ends before the
+    agent has failed; still one line of ours and exit 2, not the program's stack trace."""
+    proc = subprocess.run([*BRIDGE, "--to", "v2", "--", *agent], input=(json.dumps(V2_INIT) + "\n").encode(),
+                          capture_output=True, timeout=60)
+    err = proc.stderr.decode()
+    failure = [ln for ln in err.splitlines() if "could not start" in ln]
+    assert proc.returncode == 2 and len(failure) == 1 and said in failure[0], err
+    assert "Traceback" not in err and "    at " not in err and proc.stdout == b""
+
+
 def test_an_agent_that_cannot_start_writes_no_record_and_overwrites_none(tmp_path):
     agent = CANNOT_START[0][0]
     record = tmp_path / "r.jsonl"

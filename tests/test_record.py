@@ -159,6 +159,29 @@ def test_an_agent_that_cannot_start_is_one_line_exit_2_and_no_file(tmp_path, age
     assert code == 2 and "could not start" in err and out.read_text() == "precious\n"
 
 
+@pytest.mark.parametrize("agent, said", CANNOT_START)
+def test_an_agent_that_cannot_start_is_one_line_when_the_client_sent_a_line_and_left(tmp_path, agent, said):
+    """`echo LINE | record s.jsonl -- node missing.js`: the client's stdin ends at once, before the
+    agent has failed; that race must not turn its stack trace into the user's output or leave a
+    file holding only the client's line (the retry would fail with "exists")."""
+    out = tmp_path / "s.jsonl"
+    line = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 2}})
+    proc = subprocess.run([*RECORD, str(out), "--", *agent], input=(line + "\n").encode(), capture_output=True, timeout=60)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and err.count("\n") == 1 and said in err, err
+    assert "Traceback" not in err and "    at " not in err
+    assert not out.exists()
+
+
+def test_an_agent_that_ends_with_an_error_after_the_window_keeps_its_stderr(tmp_path):
+    """An agent that ran past START_WINDOW before it failed did start: its stderr passes through."""
+    out = tmp_path / "s.jsonl"
+    agent = [sys.executable, "-c", "import sys, time; sys.stdin.read(); time.sleep(3.5); sys.stderr.write('it broke\\n'); sys.exit(4)"]
+    proc = subprocess.run([*RECORD, str(out), "--", *agent], input=b'{"jsonrpc":"2.0","method":"x"}\n', capture_output=True, timeout=60)
+    assert proc.returncode == 4 and proc.stderr == b"it broke\n"
+    assert out.read_text() == '{"conn":"stdio","from":"client","msg":{"jsonrpc":"2.0","method":"x"}}\n'
+
+
 def test_an_agent_that_started_keeps_its_stderr_and_its_exit_status(tmp_path):
     """Writing first, then failing, is the agent's own exit: its stderr passes through, the transcript stays."""
     out = tmp_path / "s.jsonl"

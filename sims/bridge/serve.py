@@ -158,8 +158,8 @@ async def _lines(reader: asyncio.StreamReader, who: str, queue: asyncio.Queue) -
 class _Start:
     """Whether the agent started. Its stderr is held (``StderrGate``) until its first message or
     ``START_WINDOW`` seconds, then passes through; an agent that ended with an error before it
-    wrote anything, on its own while the client was there (or one that never sent anything), did
-    not start: ``failure()`` is the one line that says so, its stack trace summarised."""
+    wrote anything, on its own while the client was there (or one that never sent anything), or
+    within ``START_WINDOW`` whatever the client did, did not start: ``failure()`` is the one line that says so, its stack trace summarised."""
 
     def __init__(self, command: list[str], stderr):
         self.command = command
@@ -175,7 +175,7 @@ class _Start:
                 recorder.open()
 
     def failed(self, code: int | None) -> bool:
-        alone = not self.client_gone or not self.spoke["client"]
+        alone = not self.client_gone or not self.spoke["client"] or self.gate.holding()
         return bool(code) and not self.spoke["agent"] and alone and not self.stopped
 
     def failure(self, code: int | None, what: str) -> str:

@@ -10,9 +10,9 @@ The message is embedded verbatim (never re-serialised: ids beyond 2^53,
 as ``{"conn", "from", "raw": "<text>"}`` so nothing is lost; ``trace`` reports
 it. The result is the agent's exit status (128 + N when a signal N ended it).
 
-An agent that cannot start (``node missing.js``: it exits with an error on its
-own while the client is still there, or with no input at all, before it wrote
-a byte to stdout) is a ``RecordError``: one line with the command, its exit
+An agent that cannot start (``node missing.js``: it exits with an error, before it
+wrote a byte to stdout, on its own while the client is still there, or with no
+input at all, or within ``START_WINDOW`` whatever the client did) is a ``RecordError``: one line with the command, its exit
 status and its error line (``stderr_summary``), and no transcript file, so
 nothing is created or overwritten and the retry needs no ``--force``. To make that possible the file
 is opened at the agent's first output (or at a normal end; the lines before
@@ -99,6 +99,11 @@ class StderrGate:
     def release(self) -> None:
         with self.lock:
             self._release()
+
+    def holding(self) -> bool:
+        """Whether the stderr is still held: neither the first output nor the timer came."""
+        with self.lock:
+            return not self.open
 
     def summary(self) -> str:
         """The held stderr's error line (and nothing is ever shown of it)."""
@@ -336,8 +341,10 @@ def record(
 
     code = _wait(agent, threads, timer, forwarded)
     # It ended with an error, having written nothing, on its own while the client was still
-    # there (or one that never sent anything): it did not start.
-    alone = not client_ended.is_set() or not client_spoke.is_set()
+    # there (or one that never sent anything), or within START_WINDOW whatever the client did
+    # (`echo LINE | record ...` closes stdin at once; node fails on a missing file just as fast):
+    # it did not start.
+    alone = not client_ended.is_set() or not client_spoke.is_set() or gate.holding()
     if code != 0 and not spoke.is_set() and alone and not forwarded:
         raise RecordError(could_not_start(command, code, gate.summary(), f"{path} not written"))
     gate.release()
