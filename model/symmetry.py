@@ -44,7 +44,9 @@ from .judges import STATEFUL
 from .state import Msg, System
 
 #: bitmask fields of a conversation message with one bit per client
-_MASKS = tuple(f for f in ("owed", "audience") if f in Msg._fields)
+_MASKS = ("owed", "audience")
+if not set(_MASKS) <= set(Msg._fields):  # a renamed field would silently escape the renumbering
+    raise ImportError(f"symmetry: Msg has no field {sorted(set(_MASKS) - set(Msg._fields))}")
 
 __all__ = [
     "SymmetryBroken",

@@ -66,27 +66,7 @@ from .state import replace_at
 
 __all__ = [*state_module.__all__, "successors"]
 
-
-# ---------------------------------------------------------------------------
-# Messages. Client -> agent:
-#   ("prompt", rid, content)          session/prompt
-#   ("cancel_req", rid)               $/cancel_request for a prompt
-#   ("cancel", serial)                session/cancel (serial: ghost, the work running when sent)
-#   ("perm_ans", pid)                 response to session/request_permission
-#   ("resume", rid, replay)           session/resume [replayFrom: {type: "start"}]
-# Agent -> client:
-#   ("ok", rid, mid)                  session/prompt result {messageId}
-#   ("err", rid, code)                session/prompt error response
-#   ("v1_prompt_result", rid, stop)   v1 session/prompt result {stopReason} (protocol v1 only)
-#   ("user_message", mid, content, replay, token)  user_message (content: tuple; () = [])
-#   ("chunk", mid, symbol, replay)    user_message_chunk
-#   ("state", fg, stop, errcode)      state_update (errcode 0 = no error object)
-#   ("tool", tid, status)             tool_call / tool_call_update
-#   ("perm", pid)                     session/request_permission
-#   ("notice",)                       notice (advisory)
-#   ("error_update", code)            an error update (a rejected FAQ alternative only)
-#   ("resumed", rid)                  session/resume result
-# ---------------------------------------------------------------------------
+# The messages the participants exchange are listed once, in state.py ("Messages").
 
 
 # ---------------------------------------------------------------------------
