@@ -42,7 +42,7 @@ from typing import Callable
 
 from .config import RFD_RULES, Config, Rules
 from .judges import STATEFUL
-from .state import Msg, System
+from .state import Msg, Req, System
 
 #: bitmask fields of a conversation message with one bit per client
 _MASKS = tuple(f for f in ("owed", "audience") if f in Msg._fields)
@@ -331,10 +331,17 @@ class SymmetryBroken(Exception):
 def _ids(s: System) -> set:
     """Every message ID the agent's state holds."""
     a = s.agent
-    out = {m.mid for m in a.conv}
-    out.update(r.mid for r in a.reqs if r.mid)
-    out.update(m for m, _ in a.issued)
+    requests = set(map(_REQ_MID, a.reqs))
+    requests.discard(0)  # no ID yet
+    out = set(map(_MID, a.conv))
+    out |= requests
+    out.update(map(_MID, a.issued))
     return out
+
+
+#: the ID of a ``Msg`` and of an ``Agent.issued`` pair (mid, origin); of a ``Req``
+_MID, _REQ_MID = itemgetter(0), itemgetter(Req._fields.index("mid"))
+assert Msg._fields.index("mid") == 0
 
 
 def _ids_before(pre: System) -> set:
