@@ -37,11 +37,12 @@ concrete state of a real run.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Callable
 
 from .config import RFD_RULES, Config, Rules
 from .judges import STATEFUL
-from .state import Msg, System
+from .state import Msg, Req, System
 
 #: bitmask fields of a conversation message with one bit per client
 _MASKS = ("owed", "audience")
@@ -201,16 +202,18 @@ def _sort_clients(s: System) -> System:
     clients, up, down = s.clients, s.up, s.down
     # Most states are told apart by the clients' own values and channels
     # (compared in C); the agent's side decides only between equal ones.
-    seen = tuple(zip(*s.seen)) if s.seen else ((),) * n  # per client: what the judges remember
     try:
-        if n == 2:  # the common case, without sorting
-            p0, p1 = (clients[0], up[0], down[0], seen[0]), (clients[1], up[1], down[1], seen[1])
+        if n == 2:  # the common case, without sorting, and what the judges remember only on a tie
+            p0, p1 = (clients[0], up[0], down[0]), (clients[1], up[1], down[1])
+            if p0 == p1:
+                p0, p1 = tuple([per[0] for per in s.seen]), tuple([per[1] for per in s.seen])
             if p0 < p1:
                 return s
             if p1 < p0:
                 return permute_clients(s, [1, 0])
             ties = True
         else:
+            seen = _seen_by_client(s)
             prim = [(clients[c], up[c], down[c], seen[c]) for c in range(n)]
             order = sorted(range(n), key=prim.__getitem__)
             ties = any(prim[order[i]] == prim[order[i + 1]] for i in range(n - 1))
@@ -219,6 +222,7 @@ def _sort_clients(s: System) -> System:
     if ties:
         a = s.agent
         conv, reqs = a.conv, a.reqs
+        seen = _seen_by_client(s)
         sigs = [
             (
                 clients[c],
@@ -240,23 +244,17 @@ def _sort_clients(s: System) -> System:
     return permute_clients(s, order)
 
 
+def _seen_by_client(s: System) -> tuple:
+    """Per client: what the judges remember of its connection."""
+    return tuple(zip(*s.seen)) if s.seen else ((),) * len(s.clients)
+
+
 def permute_clients(s: System, order: list[int]) -> System:
     """The state with client ``order[i]`` renamed to ``i`` everywhere it is named."""
-    n = len(order)
-    inv = [0] * n
-    for new, old in enumerate(order):
-        inv[old] = new
-
-    def bits(mask: int) -> int:
-        out = 0
-        for old in range(n):
-            if mask >> old & 1:
-                out |= 1 << inv[old]
-        return out
-
+    inv, pick, bits = _renaming(tuple(order))
     a = s.agent
-    reqs = tuple(r._replace(cid=inv[r.cid]) for r in a.reqs)
-    conv = tuple(m._replace(**{f: bits(getattr(m, f)) for f in _MASKS}) for m in a.conv)
+    reqs = tuple([r._replace(cid=inv[r.cid]) for r in a.reqs])
+    conv = tuple([_permute_masks(m, bits) for m in a.conv])
     agent = a._replace(reqs=reqs, conv=conv, attached=bits(a.attached))
 
     def token(m: tuple) -> tuple:
@@ -264,14 +262,55 @@ def permute_clients(s: System, order: list[int]) -> System:
             return m[:4] + ((inv[m[4][0]],) + tuple(m[4][1:]),) + m[5:]
         return m
 
-    down = tuple(tuple(token(m) for m in s.down[old]) for old in order)
     return s._replace(
         agent=agent,
-        clients=tuple(s.clients[old] for old in order),
-        up=tuple(s.up[old] for old in order),
-        down=down,
-        seen=tuple(tuple(per[old] for old in order) for per in s.seen),
+        clients=pick(s.clients),
+        up=pick(s.up),
+        down=tuple([tuple([token(m) for m in chan]) if chan else chan for chan in pick(s.down)]),
+        seen=tuple(map(pick, s.seen)),
     )
+
+
+#: Msg's client bitmasks by position
+_MASK_AT = tuple(Msg._fields.index(f) for f in _MASKS)
+
+
+def _permute_masks(m: Msg, bits) -> Msg:
+    fields = list(m)
+    for i in _MASK_AT:
+        fields[i] = bits(fields[i])
+    return tuple.__new__(Msg, fields)
+
+
+def _renaming(order: tuple) -> tuple:
+    """For a renaming of the clients (client ``order[i]`` becomes ``i``): the new index of each
+    client, a function taking a per-client tuple to its new order (in C: ``itemgetter``), and one
+    taking a client bitmask to its new bits (a table for the masks of these clients)."""
+    got = _RENAMINGS.get(order)
+    if got is None:
+        n = len(order)
+        inv = [0] * n
+        for new, old in enumerate(order):
+            inv[old] = new
+
+        def renamed(mask: int) -> int:
+            out = 0
+            for old in range(n):
+                if mask >> old & 1:
+                    out |= 1 << inv[old]
+            return out
+
+        table = [renamed(mask) for mask in range(1 << n)]
+
+        def bits(mask: int) -> int:
+            return table[mask] if 0 <= mask < len(table) else renamed(mask)
+
+        pick = itemgetter(*order) if n > 1 else lambda t: (t[order[0]],)
+        got = _RENAMINGS[order] = (inv, pick, bits)
+    return got
+
+
+_RENAMINGS: dict[tuple, tuple] = {}
 
 
 # --- the reduction's assumptions, checked on the run ---------------------------------
@@ -294,10 +333,17 @@ class SymmetryBroken(Exception):
 def _ids(s: System) -> set:
     """Every message ID the agent's state holds."""
     a = s.agent
-    out = {m.mid for m in a.conv}
-    out.update(r.mid for r in a.reqs if r.mid)
-    out.update(m for m, _ in a.issued)
+    requests = set(map(_REQ_MID, a.reqs))
+    requests.discard(0)  # no ID yet
+    out = set(map(_MID, a.conv))
+    out |= requests
+    out.update(map(_MID, a.issued))
     return out
+
+
+#: the ID of a ``Msg`` and of an ``Agent.issued`` pair (mid, origin); of a ``Req``
+_MID, _REQ_MID = itemgetter(0), itemgetter(Req._fields.index("mid"))
+assert Msg._fields.index("mid") == 0
 
 
 def _ids_before(pre: System) -> set:

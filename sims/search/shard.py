@@ -98,6 +98,8 @@ class Shard:
         #: concrete successor (``model/symmetry.py``): IDs fresh, and each state
         #: whose IDs the representative renames simulated by it
         self.fresh = symmetry and self.canon is not None and model.ids_renamed
+        #: the concrete states whose representative was found to simulate them (``_guard``)
+        self._commutes: set = set()
         self.fpname = fingerprint
         self.graph = bool(self.checks.eventually) if graph is None else graph
         self.index, self.count = 0, 1
@@ -130,6 +132,7 @@ class Shard:
                            sorted(self.checks.settled))
         state["canon"] = None
         state["por"] = self.por.sample if self.por is not None else None
+        state["_commutes"] = set()  # a cache: not worth sending
         return state
 
     def __setstate__(self, state):
@@ -146,8 +149,15 @@ class Shard:
     def _guard(self, s: System, step, post: System) -> None:
         """Raise ``SymmetryBroken`` where the step breaks what the reduction assumes."""
         why = check_fresh_ids(s, step)
-        if not why and post is not step.state and renumbers(step.state):
-            why = check_commutes(step.state, post, self.canon, FINGERPRINTS[self.fpname], self.model.next_steps)
+        concrete = step.state
+        if not why and post is not concrete and concrete not in self._commutes and renumbers(concrete):
+            why = check_commutes(concrete, post, self.canon, FINGERPRINTS[self.fpname], self.model.next_steps)
+            if not why:
+                # a state reached again by another step is simulated by its representative as before
+                # (wide-lost-response: 12,490 checks of 9,306 distinct states)
+                if len(self._commutes) >= 100_000:
+                    self._commutes.clear()
+                self._commutes.add(concrete)
         if why:
             raise SymmetryBroken(why)
 
