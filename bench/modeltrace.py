@@ -3,15 +3,18 @@
 Builds long conforming transcripts from runs of the model (one or two
 clients taking turns, tool calls, an occasional rejected prompt or failure),
 cuts each at a quiet point (every prompt answered, the session idle) near
-50, 100, 200 and 500 lines, and times ``explain(..., complete=True)`` on each:
+500, 5,000 and 10,000 lines, and times ``explain(..., complete=True)`` on each:
 lines, search nodes, seconds, and both per line. Linear growth shows as
-roughly constant nodes per line. Also times the long transcripts of the
+roughly constant nodes per line, and a linear search as roughly constant
+ms per line: the last lines print, per number of clients, the ratio of the
+largest ms/line to the smallest (issue 25: within 1.5). Also times the long transcripts of the
 official-SDK corpus (tests/corpus/conforming/long-*.jsonl).
 
     python bench/modeltrace.py
-    python bench/modeltrace.py --lines 50 100 200 500 1000 --json
+    python bench/modeltrace.py --lines 200 500 1000 --json
 
-The machine is shared: read the ratios between rows of one run.
+The default run takes a few minutes (building the 10,000-line runs is part of
+it). The machine is shared: read the ratios between rows of one run.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def _time(entries) -> tuple[bool, int, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--lines", type=int, nargs="+", default=[50, 100, 200, 500])
+    ap.add_argument("--lines", type=int, nargs="+", default=[500, 5000, 10000])
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
@@ -114,6 +117,11 @@ def main() -> int:
     for r in rows:
         print(f"{r['transcript']:40} {r['lines']:>6} {str(r['explained']):>9} {r['nodes']:>8,} {r['seconds']:>8.2f} "
               f"{r['nodes'] / max(r['lines'], 1):>10.1f} {1000 * r['seconds'] / max(r['lines'], 1):>8.2f}")
+    for clients in (1, 2):
+        per_line = [r["seconds"] / r["lines"] for r in rows if r["transcript"] == f"model run, {clients} client(s)" and r["lines"]]
+        if len(per_line) > 1:
+            print(f"model run, {clients} client(s): largest ms/line / smallest = {max(per_line) / min(per_line):.2f}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 

@@ -58,6 +58,7 @@ from acp_lifecycle.model.wire import agent_message, client_message, summary
 
 from .abstraction import Line, Prepared, abstract, prepare, split_sessions, symbol
 from .bounds import config_and_clamps, config_for
+from .settled import RawIds, compacts, explain_rules, forget_seen, forget_settled, settled
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare", "split_sessions"]
 
@@ -145,13 +146,16 @@ def _observable(pre, step) -> list[tuple]:
     return out
 
 
-def _bind(mp: dict, ns: str, raw, model) -> bool:
-    """Extend the bijection raw <-> model in namespace ns; False on conflict."""
+def _bind(mp: dict, ns: str, raw, model, bound=None) -> bool:
+    """Extend the bijection raw <-> model in namespace ns; False on conflict.
+
+    ``bound(ns, raw)``: was ``raw`` bound before, to a model id the node no longer
+    keeps (``settled.forget_settled``: a dead id, which no later step sends)?"""
     f, b = ("f", ns, raw), ("b", ns, model)
     have = mp.get(f)
     if have is not None:
         return have == model
-    if b in mp:
+    if b in mp or (bound is not None and bound(ns, raw)):
         return False
     mp[f] = model
     mp[b] = raw
@@ -169,7 +173,7 @@ def _same_error(model: int | None, wire: int | None) -> bool:
     return model in generic and wire not in (None, 0, ERR_CANCELLED)
 
 
-def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
+def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict, bound=None) -> bool:
     """Does model message mm (to/from client c) match the transcript line? Extends mp."""
     if sender != line.sender or c != line.client:
         return False
@@ -181,34 +185,34 @@ def _unify(c: int, sender: str, mm: tuple, line: Line, mp: dict) -> bool:
     if k == "closed" or k == "cancel" or k == "notice":
         return True
     if k == "prompt":
-        return symbol(mm[2]) == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+        return symbol(mm[2]) == t[2] and _bind(mp, rns, t[1], (c, mm[1]), bound)
     if k == "cancel_req":
-        return _bind(mp, rns, t[1], (c, mm[1]))
+        return _bind(mp, rns, t[1], (c, mm[1]), bound)
     if k == "resume":
-        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]), bound)
     if k in ("perm", "perm_cancel"):
-        return _bind(mp, "perm", t[1], mm[1])
+        return _bind(mp, "perm", t[1], mm[1], bound)
     if k == "perm_ans":
-        return mm[2] == t[2] and _bind(mp, "perm", t[1], mm[1])
+        return mm[2] == t[2] and _bind(mp, "perm", t[1], mm[1], bound)
     if k == "ok":
-        return _bind(mp, rns, t[1], (c, mm[1])) and _bind(mp, "mid", t[2], mm[2])
+        return _bind(mp, rns, t[1], (c, mm[1]), bound) and _bind(mp, "mid", t[2], mm[2], bound)
     if k == "err":
-        return _same_error(mm[2], t[2]) and _bind(mp, rns, t[1], (c, mm[1]))
+        return _same_error(mm[2], t[2]) and _bind(mp, rns, t[1], (c, mm[1]), bound)
     if k == "v1_prompt_result":
-        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]))
+        return mm[2] == t[2] and _bind(mp, rns, t[1], (c, mm[1]), bound)
     if k == "resumed":
-        return _bind(mp, rns, t[1], (c, mm[1]))
+        return _bind(mp, rns, t[1], (c, mm[1]), bound)
     if k == "user_message":
         same = mm[2] is None if t[2] is None else mm[2] is not None and tuple(symbol(x) for x in mm[2]) == t[2]
-        return same and _bind(mp, "mid", t[1], mm[1])
+        return same and _bind(mp, "mid", t[1], mm[1], bound)
     if k == "chunk":
-        return symbol(mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1])
+        return symbol(mm[2]) == t[2] and _bind(mp, "mid", t[1], mm[1], bound)
     if k == "state":
         return (mm[1], mm[2] or "") == t[1:3] and _same_error(mm[3] or 0, t[3])
     if k == "tool":
         # a first update without a status announces the call pending
         same = mm[2] == t[2] or (t[2] is None and mm[2] == "pending" and len(mm) > 3 and mm[3])
-        return same and _bind(mp, "tool", t[1], mm[1])
+        return same and _bind(mp, "tool", t[1], mm[1], bound)
     if k == "error_update":
         return _same_error(mm[1], t[1])
     return False
@@ -286,12 +290,10 @@ def explain(
     otherwise the "line" after the last is unexplained (``at_end``) and
     ``allowed`` lists what the model would still have had to send.
     """
-    rules = rules.with_(lenient=True)
-    if rules.cancel_rejects_held == "must":
-        # The 2.4.0 reading to the letter: the prompts a cancel covers are never
-        # inserted and are answered -32800, but not necessarily before the
-        # cancelled work's last updates (``Rules.cancel_rejects_held``).
-        rules = rules.with_(cancel_rejects_held="later")
+    # lenient, and the 2.4.0 reading to the letter ("must") searched as "later": the prompts
+    # a cancel covers are never inserted and are answered -32800, but not necessarily before
+    # the cancelled work's last updates (``Rules.cancel_rejects_held``)
+    rules = explain_rules(rules)
     sessions = split_sessions(entries)
     results: list[Explanation] = []
     budget = max_nodes
@@ -548,6 +550,10 @@ class _Search:
         self.lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
         self.keep_cut = rules.cancel_rejects_held == "later"
         self.hints = prep.retained if cfg.live_only else None
+        # settled history is forgotten (``sims.wire.settled``); the raw ids it bound are read off the log
+        self.compact = compacts(rules, retain)
+        self.raw_ids = RawIds(self.lines) if self.compact else None
+        self.own_parts = rules.parts is None
         self.nodes = 1
         self.best = 0  # the furthest position some run explains the lines before
         self.allowed: set[str] = set()  # what runs at ``best`` would send there
@@ -642,6 +648,8 @@ class _Search:
         ahead of it, the id bindings), or None when one does not fit (or ``_CUT``)."""
         lines, total = self.lines, self.total
         p, taken, mp = pos, ahead, None
+        raw_ids = self.raw_ids
+        bound = None if raw_ids is None else (lambda ns, raw: raw_ids.bound(ns, raw, pos, ahead))
         k = 0
         while k < len(obs):
             c, sender, mm = obs[k]
@@ -664,7 +672,7 @@ class _Search:
                 # (``Rules.replay_mixed``), without enumerating every mix.
                 obs = obs[:k] + [(c, sender, ("chunk", mm[1], mm[2][0], True))] + obs[k:]
                 mm = ("user_message", mm[1], (), True, mm[4])
-            if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp):
+            if line.epoch != eps[c] or not _unify(c, sender, mm, line, mp, bound):
                 if p >= self.best:
                     self.reach(p, _render(c, sender, mm, eps, mp, self.names))
                 return None
@@ -688,6 +696,10 @@ class _Search:
             if post is None:
                 return None
         post = _forget(post, self.keep_cut)
+        if self.own_parts:
+            post = forget_seen(post)
+        if self.compact and settled(post):
+            post, nf = forget_settled(post), frozenset()
         if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
             # Agent-initiated work that reports running to a client spends a
             # line of the log: the log bounds those, and runs that differ only
