@@ -75,6 +75,7 @@ __all__ = [
     "record_of_json",
     "record_of_model",
     "observe",
+    "observer",
 ]
 
 
@@ -691,25 +692,35 @@ def observe(seen: tuple, events: list) -> tuple[tuple, tuple]:
     """``System.seen`` after ``events``, each stateful judge's state per connection, and what the
     judges found wrong: ((judge id, message), ...).
 
-    The judges are pure functions of what they remember and what they read, and a search meets
-    the same pair again and again (wide-failures: 79,091 calls, 1,121 distinct pairs), so the
-    answers are remembered (at most ``_MEMO_SIZE``, then forgotten all at once), across members
-    and rule sets alike: nothing else goes in."""
-    if not events:
-        return seen, ()
-    # the records are NamedTuples: equal across types (``Closed() == SessionCancel() == ()``,
-    # ``ResumeRequest(1, True) == ResumeResult(1, True)``), so the key names each one's type
-    key = (seen, tuple((c, type(r), r) for c, r in events))
-    got = _MEMO.get(key)
-    if got is None:
+    Pure in what the judges remember and read; a search meets the same pair again and again
+    (wide-failures: 79,091 calls, 1,121 distinct pairs), so the answers are remembered."""
+    return observer(seen)(events)
+
+
+def observer(seen: tuple):
+    """``observe`` for the memory ``seen``, which the steps of one state share: hashed once for
+    them all (answers remembered per memory, up to ``_MEMO_SIZE`` memories, then all forgotten)."""
+    answers = _MEMO.get(seen)
+    if answers is None:
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.clear()
-        got = _MEMO[key] = _observe(seen, events)
-    return got
+        answers = _MEMO[seen] = {}
+
+    def judged(events: list) -> tuple[tuple, tuple]:
+        if not events:
+            return seen, ()
+        # NamedTuple records are equal across types (``Closed() == SessionCancel()``): the key names each type
+        key = tuple([(c, type(r), r) for c, r in events])
+        got = answers.get(key)
+        if got is None:
+            got = answers[key] = _observe(seen, events)
+        return got
+
+    return judged
 
 
 _MEMO: dict = {}
-_MEMO_SIZE = 200_000
+_MEMO_SIZE = 50_000
 
 
 def _observe(seen: tuple, events: list) -> tuple[tuple, tuple]:

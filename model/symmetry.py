@@ -335,15 +335,15 @@ def _ids(s: System) -> set:
     a = s.agent
     requests = set(map(_REQ_MID, a.reqs))
     requests.discard(0)  # no ID yet
-    out = set(map(_MID, a.conv))
+    out = set(map(_MSG_MID, a.conv))
     out |= requests
-    out.update(map(_MID, a.issued))
+    out.update(map(_ISSUED_MID, a.issued))
     return out
 
 
-#: the ID of a ``Msg`` and of an ``Agent.issued`` pair (mid, origin); of a ``Req``
-_MID, _REQ_MID = itemgetter(0), itemgetter(Req._fields.index("mid"))
-assert Msg._fields.index("mid") == 0
+#: the ID of a ``Msg``, of a ``Req`` and of an ``Agent.issued`` pair (mid, origin)
+_MSG_MID, _REQ_MID = itemgetter(Msg._fields.index("mid")), itemgetter(Req._fields.index("mid"))
+_ISSUED_MID = itemgetter(0)
 
 
 def _ids_before(pre: System) -> set:

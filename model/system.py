@@ -59,7 +59,7 @@ from . import parts as _parts
 from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answer, echo, end, insert, reject
 from .clients import client_receive, clients
 from .config import Config, Rules
-from .judges import events_of_step, observe
+from .judges import events_of_step, observer
 from . import state as state_module
 from .state import *  # noqa: F403 - re-exported: the model's state types and constants (state.__all__)
 from .state import replace_at
@@ -89,24 +89,17 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
         out = [_without_state_updates(s, step) for step in out]
     if not cfg.down_latency:
         out = [_flush(step, rules) for step in out]
-    judged = _judged_from(s.seen)
-    return [_judged(s, step, judged) for step in out]
+    observe = observer(s.seen)  # the steps of one state share its judges' memory
+    return [_judged(s, step, observe) for step in out]
 
 
-def _judged(pre: System, step: Step, judged: dict) -> Step:
+def _judged(pre: System, step: Step, observe) -> Step:
     """The step with what the judges remember updated (``System.seen``): the judges are observers
     composed with the system, their state part of the explored state."""
     events = events_of_step(pre, step)
     if not events:
         return step
-    # ``judges.observe`` for ``pre.seen``, remembered here by the events alone: the steps of one
-    # state share its ``seen``, hashed once for them all (the key names each record's type, as
-    # observe's: records of different types can compare equal)
-    key = tuple([(c, type(r), r) for c, r in events])
-    got = judged.get(key)
-    if got is None:
-        got = judged[key] = observe(pre.seen, events)
-    seen, found = got
+    seen, found = observe(events)
     if seen == step.state.seen:
         return step._replace(found=found) if found else step
     return step._replace(state=step.state._replace(seen=seen), found=found)
@@ -151,19 +144,6 @@ def _flush(step: Step, rules: Rules) -> Step:
 
 
 _RECEIVED: list = [None, {}]
-
-
-def _judged_from(seen: tuple) -> dict:
-    """The judges' answers remembered for the memory ``seen``, by the events they read."""
-    got = _JUDGED.get(seen)
-    if got is None:
-        if len(_JUDGED) >= 50_000:
-            _JUDGED.clear()
-        got = _JUDGED[seen] = {}
-    return got
-
-
-_JUDGED: dict = {}
 
 
 def _received(rules: Rules) -> dict:

@@ -159,7 +159,8 @@ class _Start:
     """Whether the agent started. Its stderr is held (``StderrGate``) until its first message or
     ``START_WINDOW`` seconds, then passes through; an agent that ended with an error before it
     wrote anything, on its own while the client was there (or one that never sent anything), or
-    within ``START_WINDOW`` whatever the client did, did not start: ``failure()`` is the one line that says so, its stack trace summarised."""
+    within ``START_WINDOW`` whatever the client did, did not start: ``failure()`` is the one line
+    that says so, its stack trace summarised."""
 
     def __init__(self, command: list[str], stderr):
         self.command = command

@@ -12,8 +12,9 @@ it. The result is the agent's exit status (128 + N when a signal N ended it).
 
 An agent that cannot start (``node missing.js``: it exits with an error, before it
 wrote a byte to stdout, on its own while the client is still there, or with no
-input at all, or within ``START_WINDOW`` whatever the client did) is a ``RecordError``: one line with the command, its exit
-status and its error line (``stderr_summary``), and no transcript file, so
+input at all, or within ``START_WINDOW`` whatever the client did) is a
+``RecordError``: one line with the command, its exit status and its error line
+(``stderr_summary``), and no transcript file, so
 nothing is created or overwritten and the retry needs no ``--force``. To make that possible the file
 is opened at the agent's first output (or at a normal end; the lines before
 wait in memory), and the agent's stderr is held until its first output or for
