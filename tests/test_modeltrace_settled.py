@@ -106,7 +106,7 @@ def test_a_message_id_reused_long_after_is_still_found(long_log, remembering):
     assert forgetting.first_unexplained_line == late + 1
 
 
-def test_an_echo_of_a_message_answered_long_ago_is_still_found(long_log, remembering):
+def test_an_echo_of_a_message_answered_long_ago_gets_the_same_verdict_either_way(long_log, remembering):
     log = copy.deepcopy(long_log)
     results = _results(log)
     old = log[results[0]]["msg"]["result"]["messageId"]
