@@ -33,7 +33,7 @@ the session is owed to it. No rule id is defined both here and elsewhere
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 from .config import STOP_REASONS
 from .observed import (
@@ -99,8 +99,6 @@ class Judge:
     reads: type
     #: record -> what is wrong ("" or None when nothing)
     judge: Callable[[tuple], str | None]
-    #: the model's message kinds whose records it reads (the property's ``on`` tags)
-    kinds: tuple[str, ...]
     #: the witnesses of the property built from it
     witnesses: tuple[str, ...] = ()
     #: "message" (reads one message), "connection" or "view" (keeps a state over what one
@@ -116,8 +114,8 @@ class Judge:
     step: Callable | None = None
     #: ``(state, f) -> state`` with every message ID renamed by ``f`` (symmetry)
     rename: Callable | None = None
-    #: for a rule about what must happen in the end: ``state -> [((asker, rid), what is owed), ...]``,
-    #: the obligations still open (``check``: an ``eventually`` property; ``trace``: at the end of the log)
+    #: for a rule about what must happen in the end: ``state -> ((asker, rid), what is owed), ...``
+    #: (an iterator: the search asks only for the first), the obligations still open (``check``: an ``eventually`` property; ``trace``: at the end of the log)
     owes: Callable | None = None
     #: for a judge of a whole session: ``state -> state``, the state of a connection that joins the
     #: session later, from the state of one already in it (the start when None)
@@ -207,13 +205,14 @@ def _pending_requests(state: tuple, rec):
     return state, ""
 
 
-def _owes_prompts(state: tuple) -> list:
-    return [((a, r), f"session/prompt {r} is never answered") for a, r, m, c in state
-            if a == "client" and m == "session/prompt" and not c]
+def _owes_prompts(state: tuple) -> Iterator:
+    return (((a, r), f"session/prompt {r} is never answered") for a, r, m, c in state
+            if a == "client" and m == "session/prompt" and not c)
 
 
-def _owes_cancelled(state: tuple) -> list:
-    return [((a, r), f"the {a}'s {m} {r}, cancelled with $/cancel_request, is never answered") for a, r, m, c in state if c]
+def _owes_cancelled(state: tuple) -> Iterator:
+    return (((a, r), f"the {a}'s {m} {r}, cancelled with $/cancel_request, is never answered") for a, r, m, c in state
+            if c)
 
 
 def _no_second_stop_reason(state, rec):
@@ -492,8 +491,8 @@ def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
     return t, ""
 
 
-def _owes_echoes(t: _Echo) -> list:
-    return [(mid, f"message {mid} was inserted and never reported by user_message(_chunk)") for mid in t.owed]
+def _owes_echoes(t: _Echo) -> Iterator:
+    return ((mid, f"message {mid} was inserted and never reported by user_message(_chunk)") for mid in t.owed)
 
 
 def _rename_echo(t: _Echo, f) -> _Echo:
@@ -531,56 +530,56 @@ JUDGES: dict[str, Judge] = {
         Judge("success_carries_message_id", "MUST", "rfd",
               "a session/prompt success carries the inserted message's messageId as a string",
               ("RFD-INSERT-RESPONSE-ID", "S240-PROMPT-RETURN-ID", "RFD-INSERT-LOCAL-COMMAND"),
-              PromptResult, _success_carries_message_id, ("ok",), ("sometimes_success_response",)),
+              PromptResult, _success_carries_message_id, ("sometimes_success_response",)),
         Judge("error_only_with_error_stop_reason", "MUST", "rfd", "an error object only beside stopReason error",
-              ("RFD-ERROR-FIELD-ONLY",), StateUpdate, _error_only_with_error_stop_reason, ("state",),
+              ("RFD-ERROR-FIELD-ONLY",), StateUpdate, _error_only_with_error_stop_reason,
               ("sometimes_error_idle",)),
         Judge("custom_stop_reason_prefixed", "MUST NOT", "2.4.0",
               "a stop reason the schema does not list starts with _",
               ("S240-STOP-UNKNOWN-RESERVED", "S240-STOP-CUSTOM-UNDERSCORE"), StateUpdate,
-              _custom_stop_reason_prefixed, ("state",), ("sometimes_work_ends",)),
+              _custom_stop_reason_prefixed, ("sometimes_work_ends",)),
         Judge("one_response_per_request", "MUST NOT", "rfd", "a request gets one response, never a second",
               ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
               (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
-              ("ok", "err", "v1_prompt_result", "resumed", "AgentReceive"), ("sometimes_cancel_request_after_answer",),
+              ("sometimes_cancel_request_after_answer",),
               per="connection", start=(), step=_one_response_per_request),
         Judge("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
-              ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None, (),
+              ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None,
               ("sometimes_prompt_answered",), per="connection", start=(), step=_pending_requests,
               owes=_owes_prompts),
         Judge("cancelled_request_still_answered", "MUST", "2.4.0",
               "a request cancelled with $/cancel_request is still answered", ("S240-CANCELREQ-STILL-RESPOND",),
-              _REQUESTS, None, (), ("sometimes_cancel_request_after_insertion", "sometimes_permission_cancelled"),
+              _REQUESTS, None, ("sometimes_cancel_request_after_insertion", "sometimes_permission_cancelled"),
               per="connection", start=(),
               step=_pending_requests, owes=_owes_cancelled),
         Judge("no_second_stop_reason", "MUST NOT", "rfd",
               "work already reported idle is never reported idle again with another stop reason",
               ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP"),
-              (StateUpdate, Closed), None, ("state",),
+              (StateUpdate, Closed), None,
               ("sometimes_repeated_idle",), per="view", step=_no_second_stop_reason),
         Judge("chunked_replay_resets_first", "MUST", "rfd",
               "a replayed user_message_chunk comes after user_message content [] for its messageId",
-              ("RFD-REPLAY-CHUNK-RESET", "RFD-METADATA-NOT-RESET"), (UserMessage, UserChunk) + _RESUME, None, ("chunk",),
+              ("RFD-REPLAY-CHUNK-RESET", "RFD-METADATA-NOT-RESET"), (UserMessage, UserChunk) + _RESUME, None,
               ("sometimes_chunked_replay",), per="view", step=_chunked_replay_resets_first,
               rename=_rename_cleared),
         Judge("no_update_after_idle_of_its_work", "MUST", "rfd",
               "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
-              ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE"), (StateUpdate, ToolUpdate) + _RESUME, None, ("tool",),
+              ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE"), (StateUpdate, ToolUpdate) + _RESUME, None,
               ("sometimes_idle_ends_work_with_tools",), per="view", start=_Tools(),
               step=_no_update_after_idle_of_its_work),
         Judge("tools_terminal_before_error_idle", "SHOULD", "rfd",
-              "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",), (StateUpdate, ToolUpdate) + _RESUME, None, ("state",),
+              "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",), (StateUpdate, ToolUpdate) + _RESUME, None,
               ("sometimes_unfinished_tool_at_failure",), per="view", start=_Tools(),
               step=_tools_terminal_before_error_idle),
         Judge("resume_snapshot_before_response", "MUST", "2.4.0",
               "a state_update comes after the resume request (and any replay) and before its response",
               ("S240-RESUME-STATE-BEFORE-RESPONSE", "S240-STATE-RESUME-SNAPSHOT", "RFD-OPEN-RESUME-STATE"),
-              (StateUpdate,) + _RESUME, None, ("resumed",), ("sometimes_client_resumed",), per="view",
+              (StateUpdate,) + _RESUME, None, ("sometimes_client_resumed",), per="view",
               step=_resume_snapshot_before_response),
         Judge("distinct_message_ids", "MUST", "rfd",
               "each accepted submission gets a messageId unique in its session, never reused (also across restart)",
               ("RFD-ID-DISTINCT", "RFD-ID-NO-REUSE"),
-              (PromptResult, PromptError, Request, UserMessage, UserChunk, Closed), None, ("ok",),
+              (PromptResult, PromptError, Request, UserMessage, UserChunk, Closed), None,
               ("sometimes_identical_prompts_inserted", "sometimes_insert_after_restart"), per="session",
               start=_Ids(), step=_distinct_message_ids, rename=_rename_ids, join=lambda t: _Ids(t.returned)),
         Judge("every_inserted_message_echoed", "MUST", "rfd",
@@ -589,7 +588,7 @@ JUDGES: dict[str, Judge] = {
               ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
                "RFD-INSERT-LOCAL-COMMAND", "RFD-FAIL-NO-UNDO"),
               (PromptResult, PromptError, Request, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed),
-              None, (), ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
+              None, ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
               step=_every_inserted_message_echoed, rename=_rename_echo, owes=_owes_echoes,
               join=lambda t: _Echo(before=-1)),
         Judge("cancelled_work_ends_cancelled", "MUST", "rfd",
@@ -598,11 +597,11 @@ JUDGES: dict[str, Judge] = {
               ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "RFD-ERROR-MEANING", "S240-CANCEL-IDLE-CANCELLED",
                "S240-STOP-CANCELLED-CATCH", "S240-STOP-CANCELLED-REPORT", "S240-CANCEL-ABORT-ERRORS",
                "S240-CANCEL-SCOPE"),
-              (StateUpdate, SessionCancel, Closed), None, ("state",),
+              (StateUpdate, SessionCancel, Closed), None,
               ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
               step=_cancelled_work_ends_cancelled),
         Judge("no_replay_without_replay_from", "MUST NOT", "rfd", "a resume without replayFrom replays no user message",
-              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None, ("user_message", "chunk"),
+              ("RFD-REPLAY-ONLY-WITH-REPLAY-FROM",), (UserMessage, UserChunk) + _RESUME, None,
               ("sometimes_resume_without_replay",), per="view", step=_no_replay_without_replay_from),
     )
 }

@@ -256,10 +256,12 @@ def test_blocked_work_reported_requires_action_judges_the_permission_members(def
     # work starts and while it runs; 232 and 768 such steps), and the property judges each.
     from acp_lifecycle.model.config import S240_RULES
 
+    from acp_lifecycle.model.properties import may_fire
+
     prop = BY_ID["blocked_work_reported_requires_action"]
-    assert "perm" in prop.on
     for name in ("permission", "permission-2-clients"):
         steps = _permission_steps(get_suite(name).members[0], S240_RULES)
+        assert all(may_fire(prop, step) for _, step in steps), name  # the dispatch runs it on each
         assert {step.action[0] for _, step in steps} == {"AgentBeginWork", "AgentRequestPermission"}, name
         assert all(prop.check(pre, step) is None for pre, step in steps), name
         # The same steps without their requires_action are what the property is there to catch.

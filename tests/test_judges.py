@@ -8,7 +8,7 @@ import pytest
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.config import RFD_RULES, RULE_SETS
 from acp_lifecycle.model.judges import JUDGES, StateUpdate, events_of_step, judge, observe, record_of_json
-from acp_lifecycle.model.properties import BY_ID, PROPERTIES
+from acp_lifecycle.model.properties import BY_ID, PROPERTIES, may_fire
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire_rules import RULES
 from acp_lifecycle.sims.configs import SUITES, get_suite
@@ -74,7 +74,7 @@ def _model_verdicts(trace, rules, complete: bool) -> list[str]:
     out = []
     for pre, step in trace:
         for p in props:
-            if p.kind == "step" and (p.on is None or p.on & {m[0] for _, m in step.emitted}):
+            if p.kind == "step" and may_fire(p, step):
                 if p.check(pre, step):
                     out.append(p.id)
     if complete and trace:

@@ -38,8 +38,9 @@ message was inserted, which prompts a session/cancel found not yet inserted).
 from __future__ import annotations
 
 from . import rules, witnesses  # noqa: F401 - importing them registers the properties, in this order
-from ._core import EXPECTATIONS, KINDS, PROPERTIES, Property, step_tags
+from ._core import EXPECTATIONS, KINDS, PROPERTIES, Property
+from .dispatch import Dispatch, may_fire
 
-__all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS", "step_tags"]
+__all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS", "Dispatch", "may_fire"]
 
 BY_ID: dict[str, Property] = {p.id: p for p in PROPERTIES}

@@ -1,5 +1,5 @@
 """The ``Property`` record, the registry it is added to (``PROPERTIES``, by ``prop``), when a
-property applies (``APPLIES``, ``step_tags``) and the small readers of a step the rules share."""
+property applies (``APPLIES``) and the small readers of a step the rules share."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..system import IDLE, Step, System
 
 # re-exported by the package; the helpers below without a leading underscore (prop, request_of,
 # idle_updates, ...) are this package's own: rules.py and witnesses.py write the properties with them
-__all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "step_tags"]
+__all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS"]
 
 KINDS = ("always", "step", "eventually", "sometimes")
 EXPECTATIONS = ("must_hold", "known_limitation", "open_question", "reachable", "should")
@@ -28,10 +28,6 @@ class Property:
     check: Callable
     witnesses: tuple[str, ...] = ()
     level: str = "MUST"  # MUST or SHOULD: the strength of the rule
-    #: step/sometimes only: the action names and sent message kinds that can
-    #: make the check true; the explorer skips the check for other steps
-    #: (an optimisation only: ``None`` means every step).
-    on: frozenset | None = None
     #: whether a configuration can exhibit the situation at all (a sometimes
     #: about replay needs resumes); where it cannot, the verdict is "not
     #: applicable" instead of "not reached" or "not confirmed"
@@ -84,20 +80,20 @@ def prop(
     expect: str = "must_hold",
     witnesses: tuple[str, ...] = (),
     level: str = "MUST",
-    on=None,
     spec: str = "rfd",
     expect_240: str = "",
 ):
     """Register the decorated function as a property of this ``kind`` (its first doc line is its summary).
 
-    As rules.py writes them: ``@prop("step", on="state")`` above ``def no_update_after_idle(pre, step)``.
+    As rules.py writes them: ``@prop("step", witnesses=(...))`` above ``def answered_before_its_work_ends(pre, step)``.
+    Which steps a step property is run on is derived from its code (``dispatch.py``), not listed.
     """
 
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
         PROPERTIES.append(
-            Property(fn.__name__, kind, expect, doc, fn, witnesses, level, tags_of(on),
-                     APPLIES.get(fn.__name__, always_applies), spec, expect_240)
+            Property(fn.__name__, kind, expect, doc, fn, witnesses, level,
+                     applies=APPLIES.get(fn.__name__, always_applies), spec=spec, expect_240=expect_240)
         )
         return fn
 
@@ -112,8 +108,8 @@ def judged_property(judge_id: str) -> None:
     level = "SHOULD" if j.level.startswith("SHOULD") else "MUST"
     spec = "2.4.0" if j.since == "2.4.0" else "rfd"
     PROPERTIES.append(Property(j.id, kind, "must_hold", j.summary[:1].upper() + j.summary[1:] + ".", check,
-                               j.witnesses, level, tags_of(j.kinds) if j.kinds else None, APPLIES.get(j.id, always_applies),
-                               spec, cites=j.clauses))
+                               j.witnesses, level, applies=APPLIES.get(j.id, always_applies), spec=spec,
+                               cites=j.clauses))
 
 
 def _owed_by(j):
@@ -218,20 +214,6 @@ APPLIES = {
 }
 
 
-def tags_of(tags) -> frozenset | None:
-    """A property's ``on=`` (one tag, several, or None for every step) as a frozenset.
-
-    >>> tags_of("state"), tags_of(None)
-    (frozenset({'state'}), None)
-    """
-    return None if tags is None else frozenset((tags,) if isinstance(tags, str) else tags)
-
-
-def step_tags(step: Step) -> frozenset:
-    """The action name and the kinds of message a step sent (matched against ``Property.on``)."""
-    return frozenset([step.action[0], *(m[0] for _, m in step.emitted)])
-
-
 def request_of(s: System, c: int, rid: int):
     """The agent's record of client c's request rid, unless a restart orphaned it."""
     for r in s.agent.reqs:
@@ -240,18 +222,31 @@ def request_of(s: System, c: int, rid: int):
     return None
 
 
-def state_updates(step: Step):
+def state_updates(step: Step) -> tuple:
     """The state_update messages a step sent, once each (broadcasts collapsed)."""
+    return _updates(step.emitted)[0]
+
+
+def idle_updates(step: Step) -> tuple:
+    """The idle state_update messages a step sent, once each."""
+    return _updates(step.emitted)[1]
+
+
+#: the last ``emitted`` read and its (state updates, idle updates): the properties of one step
+#: ask in turn, so it is worked out once a step (the tuple itself is kept: its id is not reused)
+_LAST: list = [None, ((), ())]
+
+
+def _updates(emitted: tuple) -> tuple:
+    if emitted is _LAST[0]:
+        return _LAST[1]
     seen = []
-    for _, m in step.emitted:
+    for _, m in emitted:
         if m[0] == "state" and m not in seen:
             seen.append(m)
-    return seen
-
-
-def idle_updates(step: Step):
-    """The idle state_update messages a step sent, once each."""
-    return [m for m in state_updates(step) if m[1] == IDLE]
+    got = (tuple(seen), tuple(m for m in seen if m[1] == IDLE)) if seen else ((), ())
+    _LAST[0], _LAST[1] = emitted, got
+    return got
 
 
 def has_received(cl, mid: int) -> bool:

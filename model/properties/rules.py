@@ -29,7 +29,7 @@ def success_only_after_insertion(s: System):
 judged_property("success_carries_message_id")
 
 
-@prop("step", witnesses=("sometimes_error_response",), on="AgentInsert")
+@prop("step", witnesses=("sometimes_error_response",))
 def rejected_prompt_never_inserted(pre: System, step: Step):
     """A prompt answered with an error is never inserted afterwards."""
     if step.action[0] == "AgentInsert":
@@ -39,7 +39,7 @@ def rejected_prompt_never_inserted(pre: System, step: Step):
     return None
 
 
-@prop("step", witnesses=("sometimes_cancel_request_after_insertion", "sometimes_failure_before_response"), on="err")
+@prop("step", witnesses=("sometimes_cancel_request_after_insertion", "sometimes_failure_before_response"))
 def inserted_prompt_never_rejected(pre: System, step: Step):
     """After insertion a prompt is answered only with success, whatever fails or cancels."""
     for c, m in step.emitted:
@@ -62,13 +62,16 @@ judged_property("every_prompt_answered")
 judged_property("cancelled_request_still_answered")
 
 
-@prop("step", witnesses=("sometimes_prompt_work_ends",), on="state")
+@prop("step", witnesses=("sometimes_prompt_work_ends",))
 def answered_before_its_work_ends(pre: System, step: Step):
     """A prompt is answered before the work that took it ends normally: the response does not wait for processing."""
+    idles = idle_updates(step)
+    if not idles:
+        return None
     w = pre.agent.work
     if w is None or w.cancelling or step.action[0] == "AgentFailWork":
         return None  # a cancellation or a failure may end the work before the response
-    for m in idle_updates(step):
+    for m in idles:
         for r in pre.agent.reqs:
             if r.ever_inserted and not r.answers and not r.orphan and r.mid in w.inputs:
                 return (
@@ -78,7 +81,7 @@ def answered_before_its_work_ends(pre: System, step: Step):
     return None
 
 
-@prop("step", witnesses=("sometimes_cancel_finds_prompt_not_inserted",), on=("AgentInsert", "err"), spec="2.4.0")
+@prop("step", witnesses=("sometimes_cancel_finds_prompt_not_inserted",), spec="2.4.0")
 def cancelled_prompt_never_inserted(pre: System, step: Step):
     """A prompt that a session/cancel found not yet inserted is never inserted, and is answered -32800."""
     if step.action[0] == "AgentInsert":
@@ -101,27 +104,38 @@ def cancelled_prompt_never_inserted(pre: System, step: Step):
 judged_property("distinct_message_ids")
 
 
-@prop("step", witnesses=("sometimes_live_echo",), on=("user_message", "chunk"))
+@prop("step", witnesses=("sometimes_live_echo",))
 def echo_names_an_inserted_message(pre: System, step: Step):
     """A live user-message update names an inserted message by its returned ID."""
+    echoes = _echoes(step)
+    if not echoes:
+        return None
     mids = {m.mid for m in pre.agent.conv}
-    for c, m in step.emitted:
-        if m[0] in ("user_message", "chunk") and not m[3] and m[1] not in mids:
+    for c, m in echoes:
+        if not m[3] and m[1] not in mids:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, which no inserted message has"
     return None
 
 
-@prop("step", witnesses=("sometimes_reserved_id_rejected",), on=("user_message", "chunk"))
+@prop("step", witnesses=("sometimes_reserved_id_rejected",))
 def rejected_submission_never_echoed(pre: System, step: Step):
     """A rejected submission never appears as a user message."""
+    echoes = _echoes(step)
+    if not echoes:
+        return None
     rejected = {r.mid for r in pre.agent.reqs if r.mid and any(a[0] == "err" for a in r.answers)}
-    for c, m in step.emitted:
-        if m[0] in ("user_message", "chunk") and m[1] in rejected:
+    for c, m in echoes:
+        if m[1] in rejected:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, whose prompt was rejected"
     return None
 
 
 judged_property("every_inserted_message_echoed")
+
+
+def _echoes(step: Step) -> list:
+    """The user-message updates (whole or chunks) a step sent, with their clients."""
+    return [(c, m) for c, m in step.emitted if m[0] in ("user_message", "chunk")]
 
 
 def _name(m: tuple) -> str:
@@ -133,10 +147,10 @@ def _name(m: tuple) -> str:
 # ---------------------------------------------------------------------------
 
 
-@prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"), on="AgentFailWork")
+@prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"))
 def failed_work_ends_with_error_idle(pre: System, step: Step):
     """A failure that stops work after insertion ends it with an idle carrying stopReason error."""
-    if step.action[:2] == ("AgentFailWork", "stops-work"):
+    if step.action[0] == "AgentFailWork" and step.action[1] == "stops-work":
         if not pre.agent.attached:
             # No connection to report on: the agent must still be idle afterwards.
             a = step.state.agent
@@ -175,7 +189,7 @@ def ended_work_reported_idle(s: System):
     return None
 
 
-@prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_work_continues"), on="state")
+@prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_work_continues"))
 def error_idle_only_for_failure(pre: System, step: Step):
     """An idle says stopReason error only when a failure ended the foreground work (or repeats that idle)."""
     for m in idle_updates(step):
@@ -190,7 +204,7 @@ def error_idle_only_for_failure(pre: System, step: Step):
     return None
 
 
-@prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_work_ends"), on="state")
+@prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_work_ends"))
 def cancelled_idle_only_for_cancel(pre: System, step: Step):
     """An idle says stopReason cancelled only when a session/cancel ended the work (or repeats that idle)."""
     for m in idle_updates(step):
@@ -213,36 +227,40 @@ _STATE_STEPS = frozenset({
 })
 
 
-@prop("step", witnesses=("sometimes_failure_work_continues", "sometimes_error_response"), on="state")
+@prop("step", witnesses=("sometimes_failure_work_continues", "sometimes_error_response"))
 def state_changes_only_with_work(pre: System, step: Step):
     """A state_update is sent only when foreground work starts, blocks, resumes or ends, or as a resume snapshot."""
     name = step.action[0]
-    if name in _STATE_STEPS or (name == "AgentReceive" and step.action[2] == "perm_ans"):
+    if name in _STATE_STEPS:
+        return None
+    sent = state_updates(step)
+    if not sent or (name == "AgentReceive" and step.action[2] == "perm_ans"):
         return None
     # 2.4.0: "Repeated snapshots are idempotent, not additional work, completions, or usage. A
     # repeated state may carry updated information without another state transition."
     a = pre.agent
-    states = [m for m in state_updates(step) if not (m[1] == a.fg and (m[1] != IDLE or m[2] in ("", a.stop)))]
+    states = [m for m in sent if not (m[1] == a.fg and (m[1] != IDLE or m[2] in ("", a.stop)))]
     if states:
         shown = ", ".join(m[1] + (f" stopReason={m[2]}" if m[2] else "") for m in states)
         return f"{_what(step)} sent state_update {shown}, though it neither starts, blocks, resumes nor ends work"
     return None
 
 
-@prop("step", witnesses=("sometimes_work_ends",), level="SHOULD", on="state", spec="2.4.0")
+@prop("step", witnesses=("sometimes_work_ends",), level="SHOULD", spec="2.4.0")
 def idle_ending_work_has_stop_reason(pre: System, step: Step):
     """The idle that ends foreground work carries a stop reason."""
-    if pre.agent.work is not None:
-        for m in idle_updates(step):
+    idles = idle_updates(step)
+    if idles and pre.agent.work is not None:
+        for m in idles:
             if not m[2]:
                 return f"{_what(step)} ended foreground work with an idle that carries no stop reason"
     return None
 
 
-@prop("step", witnesses=("sometimes_failure_ends_work",), level="SHOULD", on="AgentFailWork")
+@prop("step", witnesses=("sometimes_failure_ends_work",), level="SHOULD")
 def error_idle_carries_details(pre: System, step: Step):
     """An error idle carries the error object of the failure when the agent has one."""
-    if step.action[:2] == ("AgentFailWork", "stops-work") and "no-details" not in step.action:
+    if step.action[0] == "AgentFailWork" and step.action[1] == "stops-work" and "no-details" not in step.action:
         for m in idle_updates(step):
             if m[2] == "error" and not m[3]:
                 return "a failure with details (-32000) ended the work with an error idle that carries no error object"
@@ -261,19 +279,19 @@ def cancelled_work_ends(s: System):
     return None
 
 
-@prop("step", witnesses=("sometimes_permission_cancelled",), on="state", spec="2.4.0")
+@prop("step", witnesses=("sometimes_permission_cancelled",), spec="2.4.0")
 def cancelled_work_never_resumes(pre: System, step: Step):
     """Work a session/cancel reached never reports running or requires_action again."""
-    w = pre.agent.work
+    sent = state_updates(step)
+    w = pre.agent.work if sent else None
     if w is not None and w.cancelling:
-        for m in state_updates(step):
+        for m in sent:
             if m[1] != IDLE:
                 return f"work #{w.serial}, which a session/cancel reached, reported {m[1]} again ({_what(step)})"
     return None
 
 
-@prop("step", witnesses=("sometimes_start_blocked", "sometimes_permission_to_second_client"), level="SHOULD",
-       on="perm", spec="2.4.0")
+@prop("step", witnesses=("sometimes_start_blocked", "sometimes_permission_to_second_client"), level="SHOULD", spec="2.4.0")
 def blocked_work_reported_requires_action(pre: System, step: Step):
     """A step that blocks foreground work on a permission request reports requires_action to every attached client."""
     perms = [m[1] for _, m in step.emitted if m[0] == "perm"]
@@ -290,7 +308,7 @@ def blocked_work_reported_requires_action(pre: System, step: Step):
     return None
 
 
-@prop("step", witnesses=("sometimes_late_answer",), level="SHOULD", on="AgentReceive", spec="2.4.0")
+@prop("step", witnesses=("sometimes_late_answer",), level="SHOULD", spec="2.4.0")
 def late_answer_ignored(pre: System, step: Step):
     """An answer to a permission request the agent no longer waits for changes no state."""
     if step.action[0] == "AgentReceive" and step.action[2] == "perm_ans":
@@ -301,7 +319,7 @@ def late_answer_ignored(pre: System, step: Step):
     return None
 
 
-@prop("step", witnesses=("sometimes_permission_cancelled",), level="SHOULD", on="AgentReceive", spec="2.4.0")
+@prop("step", witnesses=("sometimes_permission_cancelled",), level="SHOULD", spec="2.4.0")
 def cancelled_permission_requests_cancelled(pre: System, step: Step):
     """When session/cancel finds the work waiting for a permission answer, the agent cancels that request with $/cancel_request."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
@@ -395,7 +413,7 @@ def client_sees_current_state(s: System):
     return None
 
 
-@prop("step", witnesses=("sometimes_permission_cancelled",), on="ClientAnswerPermission", spec="2.4.0")
+@prop("step", witnesses=("sometimes_permission_cancelled",), spec="2.4.0")
 def cancelled_permission_answered_cancelled(pre: System, step: Step):
     """A client answers a permission request the agent cancelled with the cancelled outcome."""
     if step.action[0] == "ClientAnswerPermission":
@@ -412,12 +430,15 @@ def cancelled_permission_answered_cancelled(pre: System, step: Step):
 # ---------------------------------------------------------------------------
 
 
-@prop("step", witnesses=("sometimes_replay",), on=("user_message", "chunk"))
+@prop("step", witnesses=("sometimes_replay",))
 def replay_preserves_ids(pre: System, step: Step):
     """Retained messages replay under the IDs they were returned with."""
+    echoes = _echoes(step)
+    if not echoes:
+        return None
     retained = {m.mid for m in pre.agent.conv if m.retained}
-    for c, m in step.emitted:
-        if m[0] in ("user_message", "chunk") and m[3] and m[1] not in retained:
+    for c, m in echoes:
+        if m[3] and m[1] not in retained:
             return f"replay to client {c} sent messageId {m[1]}, which no retained message has"
     return None
 
@@ -442,15 +463,19 @@ judged_property("no_replay_without_replay_from")
 # ---------------------------------------------------------------------------
 
 
-@prop("step", expect="known_limitation", witnesses=("sometimes_response_lost",), on=("resumed", "ClientReceive"))
+@prop("step", expect="known_limitation", witnesses=("sometimes_response_lost",))
 def lost_response_recoverable(pre: System, step: Step):
     """After a resume with replay, a client knows which message its lost submission became."""
     s = step.state
-    by_key = {(r.cid, r.rid): r for r in s.agent.reqs}
-    retained = {m.mid for m in s.agent.conv if m.retained}
+    if s.clients is pre.clients:
+        return None  # no client changed: none has just processed a response
+    by_key = retained = None
     for c, (before, cl) in enumerate(zip(pre.clients, s.clients)):
-        if before.resuming != 2 or cl.resuming:
-            continue  # check when the client has just processed its replay's response
+        if before.resuming != 2 or cl.resuming or not cl.replayed:
+            continue  # check when the client has just processed its replay's response (not lost the connection)
+        if by_key is None:
+            by_key = {(r.cid, r.rid): r for r in s.agent.reqs}
+            retained = {m.mid for m in s.agent.conv if m.retained}
         held = {key for key, _, opt in cl.view if key > 0 and not opt}
         for sub in cl.subs:
             r = by_key.get((c, sub.rid))
@@ -476,7 +501,7 @@ def retry_does_not_duplicate(s: System):
     return None
 
 
-@prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",), on="AgentReceive")
+@prop("step", expect="open_question", witnesses=("sometimes_cancel_reaches_running_work",))
 def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     """A session/cancel stops only the work that was running when the client sent it, or work for the sender's own prompt."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
@@ -498,9 +523,11 @@ def session_cancel_stops_only_work_it_saw(pre: System, step: Step):
     return None
 
 
-@prop("step", expect="open_question", witnesses=("sometimes_queued_insert",), on="AgentBeginWork")
+@prop("step", expect="open_question", witnesses=("sometimes_queued_insert",))
 def session_cancel_stops_inserted_waiting_prompt(pre: System, step: Step):
     """A prompt inserted while other work runs does not start its work after a session/cancel that came before it began."""
+    if step.state.agent is pre.agent:
+        return None  # the agent's state, its work with it, is as it was
     w = step.state.agent.work
     if w is None or (pre.agent.work is not None and pre.agent.work.serial == w.serial):
         return None

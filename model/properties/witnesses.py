@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..system import IDLE, Step, System
-from ._core import (APPLIES, PROPERTIES, Property, always_applies, has_received, idle_updates, request_of, tags_of,
+from ._core import (APPLIES, PROPERTIES, Property, always_applies, has_received, idle_updates, request_of,
                     was_processed)
 
 __all__: list[str] = []
@@ -16,10 +16,10 @@ __all__: list[str] = []
 # ---------------------------------------------------------------------------
 
 
-def _sometimes(*on: str, lenient_240: bool = False):
+def _sometimes(lenient_240: bool = False):
     def register(fn: Callable) -> Callable:
         doc = (fn.__doc__ or "").strip().splitlines()[0]
-        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn, on=tags_of(on),
+        PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn,
                                    applies=APPLIES.get(fn.__name__, always_applies), lenient_240=lenient_240))
         return fn
 
@@ -30,19 +30,19 @@ def _sent(step: Step, kind: str, pred=lambda m: True) -> bool:
     return any(m[0] == kind and pred(m) for _, m in step.emitted)
 
 
-@_sometimes("ok")
+@_sometimes()
 def sometimes_success_response(pre, step):
     """A prompt is answered with its messageId."""
     return _sent(step, "ok")
 
 
-@_sometimes("err")
+@_sometimes()
 def sometimes_error_response(pre, step):
     """A prompt is answered with an error before insertion."""
     return _sent(step, "err")
 
 
-@_sometimes("AgentReceive")
+@_sometimes()
 def sometimes_cancel_request_after_insertion(pre, step):
     """$/cancel_request reaches the agent after the prompt was inserted and before it was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
@@ -51,7 +51,7 @@ def sometimes_cancel_request_after_insertion(pre, step):
     return False
 
 
-@_sometimes("AgentReceive")
+@_sometimes()
 def sometimes_cancel_request_after_answer(pre, step):
     """$/cancel_request reaches the agent after the prompt was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
@@ -60,122 +60,133 @@ def sometimes_cancel_request_after_answer(pre, step):
     return False
 
 
-@_sometimes("AgentFailWork")
+@_sometimes()
 def sometimes_failure_before_response(pre, step):
     """Work fails after insertion and before the prompt's response."""
-    if step.action[:2] == ("AgentFailWork", "stops-work"):
+    if _stops_work(step):
         w = pre.agent.work
         return any(r.phase == "inserted" and not r.answers and r.mid in w.inputs for r in pre.agent.reqs)
     return False
 
 
-@_sometimes("ok", "err")
+@_sometimes()
 def sometimes_prompt_answered(pre, step):
     """A prompt gets a response, success or error."""
     return _sent(step, "ok") or _sent(step, "err")
 
 
-@_sometimes("AgentInsert")
+@_sometimes()
 def sometimes_identical_prompts_inserted(pre, step):
     """Two prompts with identical content are inserted."""
+    if step.action[0] != "AgentInsert":
+        return False
     contents = [m.content for m in step.state.agent.conv if m.kind == "prompt"]
     return len(contents) != len(set(contents))
 
 
-@_sometimes("AgentInsert")
+@_sometimes()
 def sometimes_insert_after_restart(pre, step):
     """A prompt is inserted after the agent restarted with a retained message."""
     return step.action[0] == "AgentInsert" and pre.used.restarts > 0 and bool(pre.agent.conv)
 
 
-@_sometimes("user_message", "chunk")
+@_sometimes()
 def sometimes_live_echo(pre, step):
     """An inserted message is reported live."""
     return any(m[0] in ("user_message", "chunk") and not m[3] for _, m in step.emitted)
 
 
-@_sometimes("AgentRejectPrompt")
+@_sometimes()
 def sometimes_reserved_id_rejected(pre, step):
     """A prompt with an ID reserved in advance is rejected."""
     return step.action[0] == "AgentRejectPrompt" and pre.agent.reqs[step.action[1]].mid != 0
 
 
-@_sometimes("user_message", "chunk")
+@_sometimes()
 def sometimes_echo_to_two_clients(pre, step):
     """A live echo goes to two clients."""
     return len({c for c, m in step.emitted if m[0] in ("user_message", "chunk") and not m[3]}) > 1
 
 
-@_sometimes("AgentFailWork")
+@_sometimes()
 def sometimes_failure_ends_work(pre, step):
     """A failure stops foreground work."""
-    return step.action[:2] == ("AgentFailWork", "stops-work")
+    return _stops_work(step)
 
 
-@_sometimes("state")
+def _stops_work(step: Step) -> bool:
+    return step.action[0] == "AgentFailWork" and step.action[1] == "stops-work"
+
+
+@_sometimes()
 def sometimes_cancel_ends_work(pre, step):
     """session/cancel ends foreground work."""
+    if not idle_updates(step):
+        return False
     w = pre.agent.work
-    return w is not None and w.cancelling and bool(idle_updates(step))
+    return w is not None and w.cancelling
 
 
-@_sometimes("AgentFailWork")
+@_sometimes()
 def sometimes_abort_raises(pre, step):
     """Aborting cancelled work raises an error."""
-    return step.action == ("AgentFailWork", "while-cancelling")
+    return step.action[0] == "AgentFailWork" and step.action == ("AgentFailWork", "while-cancelling")
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_idle_ends_work_with_tools(pre, step):
     """An idle ends work that made tool calls."""
+    if not idle_updates(step):
+        return False
     w = pre.agent.work
-    return w is not None and bool(w.tools) and bool(idle_updates(step))
+    return w is not None and bool(w.tools)
 
 
-@_sometimes("AgentFailWork")
+@_sometimes()
 def sometimes_unfinished_tool_at_failure(pre, step):
     """A failure stops work while a tool call is unfinished."""
-    w = pre.agent.work
-    return (
-        step.action[:2] == ("AgentFailWork", "stops-work")
-        and any(st not in ("completed", "failed") for _, st in w.tools)
-    )
+    return _stops_work(step) and any(st not in ("completed", "failed") for _, st in pre.agent.work.tools)
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_error_idle(pre, step):
     """An idle carries stopReason error."""
     return any(m[2] == "error" for m in idle_updates(step))
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_error_idle_without_details(pre, step):
     """An error idle carries no error object (the agent has no details)."""
     return any(m[2] == "error" and not m[3] for m in idle_updates(step))
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_repeated_idle(pre, step):
     """An idle is reported again while the session is already idle (a resume snapshot)."""
-    return pre.agent.fg == IDLE and pre.agent.stop != "" and bool(idle_updates(step))
+    return bool(idle_updates(step)) and pre.agent.fg == IDLE and pre.agent.stop != ""
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_work_ends(pre, step):
     """Foreground work ends and is reported idle."""
-    return pre.agent.work is not None and bool(idle_updates(step))
+    return bool(idle_updates(step)) and pre.agent.work is not None
 
 
-@_sometimes("user_message", "chunk", "ok", "ClientReceive")
+@_sometimes()
 def sometimes_echo_before_response(pre, step):
     """A client receives the echo of its own prompt before the response."""
-    return _own_echo_state(step.state, optimistic=False, status="sent")
+    return _delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=False, status="sent")
 
 
-@_sometimes("user_message", "chunk", "ok", "ClientReceive")
+@_sometimes()
 def sometimes_echo_after_response(pre, step):
     """A client receives the response to its prompt before the echo."""
-    return _own_echo_state(step.state, optimistic=True, status="acknowledged")
+    return _delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=True, status="acknowledged")
+
+
+def _delivers(step: Step, *kinds: str) -> bool:
+    """Whether a client takes a message in the step: its own receive, or the agent sending one of ``kinds``."""
+    return step.action[0] == "ClientReceive" or any(m[0] in kinds for _, m in step.emitted)
 
 
 def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
@@ -192,9 +203,11 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
     return False
 
 
-@_sometimes("user_message", "chunk", "ok", "ClientReceive")
+@_sometimes()
 def sometimes_identical_prompts_two_clients(pre, step):
     """Two clients have each associated an identical prompt with its own message."""
+    if not _delivers(step, "user_message", "chunk", "ok"):
+        return False
     seen = {}
     for c, cl in enumerate(step.state.clients):
         for sub in cl.subs:
@@ -203,7 +216,7 @@ def sometimes_identical_prompts_two_clients(pre, step):
     return any(len(v) > 1 for v in seen.values())
 
 
-@_sometimes("AgentResume")
+@_sometimes()
 def sometimes_chunked_replay_over_held_copy(pre, step):
     """Replay by chunks reaches a client that already holds the message."""
     if step.action[0] == "AgentResume" and step.action[2] == "chunks":
@@ -212,34 +225,39 @@ def sometimes_chunked_replay_over_held_copy(pre, step):
     return False
 
 
-@_sometimes("user_message", "chunk")
+@_sometimes()
 def sometimes_replay(pre, step):
     """A retained message is replayed."""
     return any(m[0] in ("user_message", "chunk") and m[3] for _, m in step.emitted)
 
 
-@_sometimes("chunk")
+@_sometimes()
 def sometimes_chunked_replay(pre, step):
     """A retained message is replayed by chunks."""
     return any(m[0] == "chunk" and m[3] for _, m in step.emitted)
 
 
-@_sometimes("user_message", "chunk")
+@_sometimes()
 def sometimes_command_replayed(pre, step):
     """A retained command is replayed."""
+    replays = [m for _, m in step.emitted if m[0] in ("user_message", "chunk") and m[3]]
+    if not replays:
+        return False
     cmds = {m.mid for m in pre.agent.conv if m.kind == "command"}
-    return any(m[0] in ("user_message", "chunk") and m[3] and m[1] in cmds for _, m in step.emitted)
+    return any(m[1] in cmds for m in replays)
 
 
-@_sometimes("AgentResume")
+@_sometimes()
 def sometimes_resume_without_replay(pre, step):
     """A client resumes without replayFrom."""
     return step.action[0] == "AgentResume" and step.action[2] == "none"
 
 
-@_sometimes("ConnectionLost", "AgentRestart", "AgentInsert")
+@_sometimes()
 def sometimes_response_lost(pre, step):
     """A client loses the response to a prompt the agent inserted."""
+    if step.action[0] not in ("ConnectionLost", "AgentRestart", "AgentInsert"):
+        return False  # a response is lost with the connection, or a request inserted after its loss
     for c, cl in enumerate(step.state.clients):
         for sub in cl.subs:
             if sub.status == "unknown":
@@ -249,15 +267,17 @@ def sometimes_response_lost(pre, step):
     return False
 
 
-@_sometimes("ClientRetryPrompt")
+@_sometimes()
 def sometimes_retry(pre, step):
     """A client retries a submission whose response was lost."""
     return step.action[0] == "ClientRetryPrompt"
 
 
-@_sometimes("state", "ClientReceive")
+@_sometimes()
 def sometimes_stale_idle(pre, step):
     """An idle reaches a client whose prompt no ended work has processed yet."""
+    if not _delivers(step, "state"):
+        return False
     for c, (before, after) in enumerate(zip(pre.clients, step.state.clients)):
         got_idle = any(cc == c and m[0] == "state" and m[1] == IDLE for cc, m in step.emitted)
         if step.action[:2] == ("ClientReceive", c) and pre.down[c][0][:2] == ("state", IDLE):
@@ -269,78 +289,80 @@ def sometimes_stale_idle(pre, step):
     return False
 
 
-@_sometimes("AgentReceive")
+@_sometimes()
 def sometimes_cancel_reaches_running_work(pre, step):
     """session/cancel reaches the agent while work runs."""
     return step.action[0] == "AgentReceive" and step.action[2] == "cancel" and pre.agent.work is not None
 
 
-@_sometimes("resumed", "ClientReceive")
+@_sometimes()
 def sometimes_client_resumed(pre, step):
     """A client completes a resume."""
-    return any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))
+    return _delivers(step, "resumed") and any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_prompt_work_ends(pre, step):
     """Work that took a prompt's message ends normally."""
-    w = pre.agent.work
-    return (
-        w is not None and not w.cancelling and bool(w.inputs)
-        and any(m[2] not in ("error", "cancelled") for m in idle_updates(step))
-    )
+    idles = idle_updates(step)
+    w = pre.agent.work if idles else None
+    return w is not None and not w.cancelling and bool(w.inputs) and any(m[2] not in ("error", "cancelled") for m in idles)
 
 
-@_sometimes("AgentFailAndRetry", "AgentFailInBackground")
+@_sometimes()
 def sometimes_failure_work_continues(pre, step):
     """A failure is reported by a notice and the work (or the idle session) goes on."""
     return step.action[0] in ("AgentFailAndRetry", "AgentFailInBackground")
 
 
-@_sometimes("state")
+@_sometimes()
 def sometimes_custom_stop_reason(pre, step):
     """Work ends with a custom `_` stop reason."""
     return any(m[2].startswith("_") for m in idle_updates(step))
 
 
-@_sometimes("state", lenient_240=True)
+@_sometimes(lenient_240=True)
 def sometimes_idle_without_stop_reason(pre, step):
     """Work ends with an idle that carries no stop reason."""
-    return pre.agent.work is not None and any(not m[2] for m in idle_updates(step))
+    idles = idle_updates(step)
+    return bool(idles) and pre.agent.work is not None and any(not m[2] for m in idles)
 
 
-@_sometimes("AgentBeginWork", "AgentInitiateWork")
+@_sometimes()
 def sometimes_start_blocked(pre, step):
     """Work starts blocked on a permission request (requires_action without running first)."""
-    return "blocked" in step.action and "unreported" not in step.action
+    return (step.action[0] in ("AgentBeginWork", "AgentInitiateWork")
+            and "blocked" in step.action and "unreported" not in step.action)
 
 
-@_sometimes("AgentRejectPrompt")
+@_sometimes()
 def sometimes_internal_cancellation(pre, step):
     """The agent cancels a prompt not yet inserted on its own (-32800)."""
     return step.action[0] == "AgentRejectPrompt" and step.action[2] == "cancelled"
 
 
-@_sometimes("tool")
+@_sometimes()
 def sometimes_update_after_cancel(pre, step):
     """Work a session/cancel reached still reports a tool call before its idle."""
+    if step.action[0] != "AgentToolCall":
+        return False
     w = pre.agent.work
-    return w is not None and w.cancelling and step.action[0] == "AgentToolCall"
+    return w is not None and w.cancelling
 
 
-@_sometimes("AgentInsert")
+@_sometimes()
 def sometimes_queued_insert(pre, step):
     """A prompt is inserted while work runs, and left for later work to process."""
     return step.action[0] == "AgentInsert" and "queued" in step.action
 
 
-@_sometimes("ClientResume")
+@_sometimes()
 def sometimes_resume_while_connected(pre, step):
     """A client resumes the session on the connection it still has."""
     return step.action[0] == "ClientResume" and pre.clients[step.action[1]].connected
 
 
-@_sometimes("user_message", "chunk")
+@_sometimes()
 def sometimes_replay_after_live(pre, step):
     """A message is replayed, under its own ID, to a client that received it live."""
     for c, m in step.emitted:
@@ -349,25 +371,25 @@ def sometimes_replay_after_live(pre, step):
     return False
 
 
-@_sometimes("tool")
+@_sometimes()
 def sometimes_tool_starts_running(pre, step):
     """A tool call is first reported already in_progress."""
     return step.action[0] == "AgentToolCall" and step.action[2] == "start-running"
 
 
-@_sometimes("AgentBeginWork")
+@_sometimes()
 def sometimes_running_before_insertion(pre, step):
     """Foreground work runs before the prompt it runs for is inserted (a foreground hook)."""
-    return step.action[:2] == ("AgentBeginWork", "before-insertion")
+    return step.action[0] == "AgentBeginWork" and step.action[1] == "before-insertion"
 
 
-@_sometimes("perm_cancel")
+@_sometimes()
 def sometimes_permission_cancelled(pre, step):
     """The agent cancels the permission request of cancelled work with $/cancel_request."""
     return _sent(step, "perm_cancel")
 
 
-@_sometimes("AgentReceive")
+@_sometimes()
 def sometimes_late_answer(pre, step):
     """A permission answer reaches the agent after it stopped waiting for it."""
     if step.action[0] == "AgentReceive" and step.action[2] == "perm_ans":
@@ -376,25 +398,25 @@ def sometimes_late_answer(pre, step):
     return False
 
 
-@_sometimes("perm")
+@_sometimes()
 def sometimes_permission_to_second_client(pre, step):
     """A permission request goes to one of two attached clients, the other not the first."""
     return any(m[0] == "perm" and c > 0 for c, m in step.emitted)
 
 
-@_sometimes("AgentInsert")
+@_sometimes()
 def sometimes_two_commands(pre, step):
     """Two locally handled commands are inserted in one run."""
     return step.action[0] == "AgentInsert" and sum(m.kind == "command" for m in step.state.agent.conv) >= 2
 
 
-@_sometimes("user_message")
+@_sometimes()
 def sometimes_metadata_update(pre, step):
     """A metadata-only user_message update follows a message's content."""
     return any(m[0] == "user_message" and m[2] is None for _, m in step.emitted)
 
 
-@_sometimes("AgentReceive")
+@_sometimes()
 def sometimes_cancel_finds_prompt_not_inserted(pre, step):
     """A session/cancel reaches the agent while a prompt is not yet inserted."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
@@ -402,7 +424,7 @@ def sometimes_cancel_finds_prompt_not_inserted(pre, step):
     return False
 
 
-@_sometimes("AgentResume")
+@_sometimes()
 def sometimes_acknowledged_live_only_not_replayed(pre, step):
     """A replay leaves out an acknowledged live-only message."""
     if step.action[0] == "AgentResume" and step.action[2] != "none":

@@ -11,8 +11,8 @@ The same actions and the same property functions as the exhaustive explorer
   into the ``requests`` bundle; ``ClientCancelRequest`` draws a request from it,
   so a cancel always names a request some client really sent.
 * One ``@invariant`` per ``always`` property; every ``step`` and ``sometimes``
-  property is checked on every step taken (dispatched by ``Property.on``, in
-  ``PROPERTIES`` order). In ``teardown`` the run is driven to a terminal state
+  property is checked on every step taken (those that can say anything of it,
+  ``model/properties/dispatch.py``, in ``PROPERTIES`` order). In ``teardown`` the run is driven to a terminal state
   by taking the first enabled step repeatedly, checking the same properties on
   the way, and every ``eventually`` property is checked there: an obligation
   open in a terminal state is a violation, as in the explorer.
@@ -72,7 +72,7 @@ from hypothesis.stateful import (
 )
 
 from acp_lifecycle.model.config import RFD_RULES, Config, Rules
-from acp_lifecycle.model.properties import PROPERTIES, Property, step_tags
+from acp_lifecycle.model.properties import PROPERTIES, Dispatch, Property, may_fire
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import ACTION_KINDS, Step, System, initial_state, successors
 
@@ -149,16 +149,6 @@ class FuzzResult:
         from acp_lifecycle.sims.traces import trace_lines
 
         return trace_lines(self.trace, note=f"{self.property}: {self.message}") if self.property else []
-
-
-def _dispatch(props: list[Property]) -> Callable[[Step], list[Property]]:
-    """The properties whose ``on`` tags a step carries, in PROPERTIES order."""
-
-    def select(step: Step) -> list[Property]:
-        tags = step_tags(step)
-        return [p for p in props if p.on is None or not p.on.isdisjoint(tags)]
-
-    return select
 
 
 class ModelMachine(RuleBasedStateMachine):
@@ -382,7 +372,7 @@ def make_machine(
         "must": frozenset(p.id for p in props if p.expectation(rules) == "must_hold"),
         "always": always,
         "eventually": [p for p in props if p.kind == "eventually"],
-        "select": staticmethod(_dispatch([p for p in props if p.kind in ("step", "sometimes")])),
+        "select": staticmethod(Dispatch(props).for_step),
         "record": Record(),
         "progress": staticmethod(progress) if progress is not None else None,
         "drive_limit": drive_limit,
@@ -409,9 +399,8 @@ def _replay(labels: list[tuple], cfg: Config, rules: Rules, prop: Property, othe
         if step is None:
             return None
         trace.append((state, step))
-        tags = step_tags(step)
         for p in (prop, *others):
-            if p.kind == "step" and (p.on is None or not p.on.isdisjoint(tags)):
+            if p.kind == "step" and may_fire(p, step):
                 msg = p.check(state, step)
             elif p.kind == "always":
                 msg = p.check(step.state)

@@ -3,8 +3,8 @@
 ``engine.py`` runs one shard in this process, or one per worker process
 (forked, or Dask actors: ``dask.py``), and exchanges fingerprints between them
 level by level. A shard expands its part of a level, checks the properties on
-every state and step (``_Checks``: only those whose ``on`` tags a step could
-make true), keeps a record (fingerprint, parent, depth, open obligations,
+every state and step (``_Checks``: a step only with the properties that can say
+anything of it, ``model/properties/dispatch.py``), keeps a record (fingerprint, parent, depth, open obligations,
 successors) of every state it owns, and reports what it found (``Found``) for
 the coordinator to rebuild as a real run. With ``por`` it expands an ample set
 where ``por.py`` finds one (off by default: it saves little, docs/performance.md).
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acp_lifecycle.model.properties import Property
+from acp_lifecycle.model.properties import Dispatch, Property
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.symmetry import SymmetryBroken, check_commutes, check_fresh_ids, renumbers
 from acp_lifecycle.model.system import System
@@ -33,33 +33,21 @@ __all__ = ["Found", "RECORDS", "Shard"]
 
 
 class _Checks:
-    """Which properties to check on a state or a step, with the per-action lists cached."""
+    """Which properties to check on a state or a step: the step and sometimes properties by
+    ``Dispatch`` (derived from their code), the state properties until their verdict is known."""
 
     def __init__(self, props: list[Property]):
         self.always = [p for p in props if p.kind == "always"]
         self.eventually = [p for p in props if p.kind == "eventually"]
-        self.stepwise = [p for p in props if p.kind in ("step", "sometimes")]
-        self.settled: set[str] = set()
-        self._by_key: dict = {}
+        self.dispatch = Dispatch(props)
+        self.stepwise = self.dispatch.props
+        self.for_step = self.dispatch.for_step
+        self.settled = self.dispatch.settled
 
     def settle(self, pids) -> None:
-        new = set(pids) - self.settled
-        if new:
-            self.settled |= new
+        if not set(pids) <= self.settled:
+            self.dispatch.settle(pids)
             self.always = [p for p in self.always if p.id not in self.settled]
-            self._by_key.clear()
-
-    def for_step(self, step) -> tuple:
-        em = step.emitted
-        key = step.action[0] if not em else (step.action[0], *[m[0] for _, m in em])
-        ps = self._by_key.get(key)
-        if ps is None:
-            tags = {step.action[0], *(m[0] for _, m in em)}
-            ps = tuple(
-                p for p in self.stepwise if p.id not in self.settled and (p.on is None or not p.on.isdisjoint(tags))
-            )
-            self._by_key[key] = ps
-        return ps
 
 
 @dataclass

@@ -1,0 +1,151 @@
+"""Which step and sometimes properties a step can make true, derived from the properties' own code.
+
+A step is known to the dispatch by its *key*: its action's name and the kinds of the messages
+it sent, in order (``key_of``). Each property is run once per key on a view of a step that
+shows only that key (``_StepView``): the action's name, the sent messages' kinds, nothing of
+the states before and after, of the messages' contents or of where they went. A property that
+reads anything else raises ``Unread`` there and is kept for every step of that key; a
+property that comes to a verdict reading the key alone has that verdict on every step with
+the key (it is a pure function of what it reads), so where that verdict is "nothing" it is
+skipped. Nobody lists which steps a property is about: a list written by hand could leave out
+a step the property should judge.
+
+A judged property (``model/judges.py``) reports what its judge found as the step was made
+(``Step.found``), so it is dispatched from the step's findings, never run to find nothing.
+
+Assumption (checked over every step of the ``default`` members and the seeded bugs by
+``tests/test_dispatch.py``): a property reads its arguments through attributes, indexing,
+iteration, comparison, hashing and arithmetic, all of which the view intercepts, and not by
+their identity or type (``is``, ``isinstance``), which no view can.
+"""
+
+from __future__ import annotations
+
+from ..state import Step
+
+__all__ = ["Dispatch", "key_of", "may_fire", "Unread"]
+
+
+class Unread(BaseException):
+    """A property read what a step's key does not show (a BaseException: no ``except Exception``
+    in a property can take it for a verdict)."""
+
+
+def _unread(self, *args, **kwargs):
+    raise Unread
+
+
+def _unread_attribute(self, name: str):
+    if name.startswith("__"):  # the interpreter's and the tools' own questions (doctest asks for __wrapped__)
+        raise AttributeError(name)
+    raise Unread
+
+
+class _Opaque:
+    """Something the key does not show: every use of it raises ``Unread``."""
+
+    __slots__ = ()
+    __getattr__ = _unread_attribute
+    __getitem__ = __iter__ = __len__ = __contains__ = __reversed__ = _unread
+    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = __bool__ = _unread
+    __int__ = __index__ = __float__ = __str__ = __repr__ = __format__ = __call__ = _unread
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __mod__ = __rmod__ = _unread
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __neg__ = __invert__ = _unread
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __abs__ = __round__ = _unread
+
+
+_OPAQUE = _Opaque()
+
+
+class _Head(_Opaque):
+    """An action or a message of which only the first item (its name, its kind) is shown."""
+
+    __slots__ = ("_head",)
+
+    def __init__(self, head: str):
+        object.__setattr__(self, "_head", head)
+
+    def __getitem__(self, i):
+        if type(i) is int and i == 0:
+            return self._head
+        raise Unread
+
+
+class _StepView(_Opaque):
+    """A step as its key shows it: ``action[0]`` and each sent message's ``[0]``."""
+
+    __slots__ = ("action", "emitted")
+
+    def __init__(self, key: tuple):
+        object.__setattr__(self, "action", _Head(key[0]))
+        object.__setattr__(self, "emitted", tuple((_OPAQUE, _Head(k)) for k in key[1:]))
+
+
+def key_of(step: Step) -> tuple:
+    """The action's name and the kinds of the messages the step sent, in order."""
+    em = step.emitted
+    return (step.action[0],) if not em else (step.action[0], *[m[0] for _, m in em])
+
+
+def _decided(check, key: tuple) -> tuple[bool, object]:
+    """(True, verdict) where ``check`` comes to a verdict reading the key alone; (False, None) if not."""
+    try:
+        return True, check(_OPAQUE, _StepView(key))
+    except Unread:
+        return False, None
+    except Exception:  # an operation the view does not carry (say, a comparison it cannot order)
+        return False, None
+
+
+_MAY: dict[tuple, bool] = {}
+
+
+def may_fire(p, step: Step) -> bool:
+    """Whether the step or sometimes property ``p`` can say anything of ``step`` (False only where
+    the step's key alone decides that it says nothing, or, for a judged property, where its judge
+    found nothing in the step)."""
+    if p.judged:
+        return any(j == p.id for j, _ in step.found)
+    return _may(p, key_of(step))
+
+
+def _may(p, key: tuple) -> bool:
+    got = _MAY.get((p.check, key))
+    if got is None:
+        decided, verdict = _decided(p.check, key)
+        got = _MAY[p.check, key] = not decided or bool(verdict)
+    return got
+
+
+class Dispatch:
+    """The step and sometimes properties to run on a step, in the order given, by key (cached),
+    the judged ones from the step's findings; ``settle`` drops properties whose verdict is known."""
+
+    def __init__(self, props):
+        self.props = [p for p in props if p.kind in ("step", "sometimes")]
+        self._order = {p.id: k for k, p in enumerate(self.props)}
+        self.settled: set[str] = set()
+        self._judged = {p.id: p for p in self.props if p.judged}
+        self._by_key: dict[tuple, tuple] = {}
+
+    def settle(self, pids) -> None:
+        new = set(pids) - self.settled
+        if new:
+            self.settled |= new
+            self._by_key.clear()
+
+    def for_step(self, step: Step) -> tuple:
+        key = key_of(step)
+        ps = self._by_key.get(key)
+        if ps is None:
+            ps = self._by_key[key] = tuple(
+                p for p in self.props
+                if not p.judged and p.id not in self.settled and _may(p, key)
+            )
+        if step.found:
+            js = [self._judged[j] for j, _ in step.found if j in self._judged and j not in self.settled]
+            if js:
+                order = self._order
+                ps = tuple(sorted({*ps, *js}, key=lambda p: order[p.id]))
+        return ps
+
