@@ -9,6 +9,7 @@ properties that cost the most.
 
     python bench/properties.py
     python bench/properties.py --member wide-lost-response --states 20000 --json
+    python bench/properties.py --reads     # what an incremental check of the state properties could skip
 """
 
 from __future__ import annotations
@@ -84,12 +85,91 @@ def measure(member: str, limit: int) -> dict:
             "costliest_state_properties_us": {k: round(v / n * 1e6, 2) for k, v in top}}
 
 
+class _Opaque(BaseException):
+    pass
+
+
+class _Reads:
+    """A state that notes which of its parts (two levels: ``agent.reqs``, ``clients``) a property reads."""
+
+    __slots__ = ("_o", "_path", "_reads")
+
+    def __init__(self, o, path, reads):
+        object.__setattr__(self, "_o", o)
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_reads", reads)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        v, path = getattr(self._o, name), self._path + (name,)
+        if len(path) < 2 and hasattr(v, "_fields"):
+            return _Reads(v, path, self._reads)
+        self._reads.add(path)
+        return v
+
+    def _opaque(self, *args):
+        raise _Opaque
+
+    __getitem__ = __iter__ = __eq__ = __hash__ = __len__ = _opaque
+
+
+def _part(s, path):
+    for name in path:
+        s = getattr(s, name)
+    return s
+
+
+def unchanged_from_parent(member: str, limit: int) -> dict:
+    """For each state property: the parts it reads, and the share of new states whose parent has
+    those very parts (the same objects), where an incremental check could take the parent's verdict."""
+    from acp_lifecycle.model.config import RFD_RULES
+    from acp_lifecycle.model.properties import PROPERTIES
+    from acp_lifecycle.model.system import initial_state, successors
+    from acp_lifecycle.sims.configs import get_suite
+
+    cfg = get_suite(member).members[0]
+    s0 = initial_state(cfg)
+    seen, todo, pairs = {s0}, [s0], []
+    while todo and len(pairs) < limit:
+        nxt = []
+        for s in todo:
+            for step in successors(s, cfg, RFD_RULES):
+                if step.state not in seen:
+                    seen.add(step.state)
+                    nxt.append(step.state)
+                    pairs.append((s, step.state))
+        todo = nxt
+    out = {}
+    for p in (p for p in PROPERTIES if p.kind in ("always", "eventually")):
+        reads: set = set()
+        try:
+            for _, t in pairs[:3000]:
+                p.check(_Reads(t, (), reads))
+        except _Opaque:
+            out[p.id] = {"reads": "the whole state", "unchanged": 0.0}
+            continue
+        same = sum(1 for s, t in pairs if all(_part(s, r) is _part(t, r) for r in reads))
+        out[p.id] = {"reads": sorted(".".join(r) for r in reads), "unchanged": round(same / len(pairs), 3)}
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--member", default="wide-failures")
     ap.add_argument("--states", type=int, default=10_000)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--reads", action="store_true",
+                    help="instead: the parts each state property reads, and how often a new state's parent has them")
     args = ap.parse_args()
+    if args.reads:
+        r = unchanged_from_parent(args.member, args.states)
+        if args.json:
+            print(json.dumps(r))
+            return
+        for pid, v in r.items():
+            print(f"  {v['unchanged']:6.1%}  {pid:42s} {', '.join(v['reads']) if isinstance(v['reads'], list) else v['reads']}")
+        return
     r = measure(args.member, args.states)
     if args.json:
         print(json.dumps(r))

@@ -33,7 +33,7 @@ the session is owed to it. No rule id is defined both here and elsewhere
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterator, NamedTuple
+from typing import Callable, NamedTuple
 
 from .config import STOP_REASONS
 from .observed import (
@@ -114,8 +114,8 @@ class Judge:
     step: Callable | None = None
     #: ``(state, f) -> state`` with every message ID renamed by ``f`` (symmetry)
     rename: Callable | None = None
-    #: for a rule about what must happen in the end: ``state -> ((asker, rid), what is owed), ...``
-    #: (an iterator: the search asks only for the first), the obligations still open (``check``: an ``eventually`` property; ``trace``: at the end of the log)
+    #: for a rule about what must happen in the end: ``state -> [((asker, rid), what is owed), ...]``,
+    #: the obligations still open (``check``: an ``eventually`` property; ``trace``: at the end of the log)
     owes: Callable | None = None
     #: for a judge of a whole session: ``state -> state``, the state of a connection that joins the
     #: session later, from the state of one already in it (the start when None)
@@ -205,14 +205,14 @@ def _pending_requests(state: tuple, rec):
     return state, ""
 
 
-def _owes_prompts(state: tuple) -> Iterator:
-    return (((a, r), f"session/prompt {r} is never answered") for a, r, m, c in state
-            if a == "client" and m == "session/prompt" and not c)
+def _owes_prompts(state: tuple) -> list:
+    return [((a, r), f"session/prompt {r} is never answered") for a, r, m, c in state
+            if a == "client" and m == "session/prompt" and not c]
 
 
-def _owes_cancelled(state: tuple) -> Iterator:
-    return (((a, r), f"the {a}'s {m} {r}, cancelled with $/cancel_request, is never answered") for a, r, m, c in state
-            if c)
+def _owes_cancelled(state: tuple) -> list:
+    return [((a, r), f"the {a}'s {m} {r}, cancelled with $/cancel_request, is never answered") for a, r, m, c in state
+            if c]
 
 
 def _no_second_stop_reason(state, rec):
@@ -491,8 +491,8 @@ def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
     return t, ""
 
 
-def _owes_echoes(t: _Echo) -> Iterator:
-    return ((mid, f"message {mid} was inserted and never reported by user_message(_chunk)") for mid in t.owed)
+def _owes_echoes(t: _Echo) -> list:
+    return [(mid, f"message {mid} was inserted and never reported by user_message(_chunk)") for mid in t.owed]
 
 
 def _rename_echo(t: _Echo, f) -> _Echo:

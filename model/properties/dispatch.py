@@ -135,12 +135,15 @@ class Dispatch:
             self._by_key.clear()
 
     def for_step(self, step: Step) -> tuple:
-        key = key_of(step)
+        em = step.emitted
+        # key_of(step), written out (a call a step counts); a step that sends nothing is known by its name
+        key = step.action[0] if not em else (step.action[0], *[m[0] for _, m in em])
         ps = self._by_key.get(key)
         if ps is None:
+            k = key if em else (key,)
             ps = self._by_key[key] = tuple(
                 p for p in self.props
-                if not p.judged and p.id not in self.settled and _may(p, key)
+                if not p.judged and p.id not in self.settled and _may(p, k)
             )
         if step.found:
             js = [self._judged[j] for j, _ in step.found if j in self._judged and j not in self.settled]
