@@ -21,10 +21,12 @@ import time
 
 
 def walk(cfg, rules, limit: int):
+    """The first ``limit`` states of a breadth-first walk, every step out of them, and each new
+    state with the state it was first reached from."""
     from acp_lifecycle.model.system import initial_state, successors
 
     s0 = initial_state(cfg)
-    seen, todo, states, steps = {s0}, [s0], [], []
+    seen, todo, states, steps, found = {s0}, [s0], [], [], []
     while todo and len(states) < limit:
         nxt = []
         for s in todo:
@@ -34,10 +36,11 @@ def walk(cfg, rules, limit: int):
                 if step.state not in seen:
                     seen.add(step.state)
                     nxt.append(step.state)
+                    found.append((s, step.state))
             if len(states) >= limit:
                 break
         todo = nxt
-    return states, steps
+    return states, steps, found
 
 
 def measure(member: str, limit: int) -> dict:
@@ -47,7 +50,7 @@ def measure(member: str, limit: int) -> dict:
     from acp_lifecycle.model.properties import PROPERTIES, Dispatch
     from acp_lifecycle.sims.configs import get_suite
 
-    states, steps = walk(get_suite(member).members[0], RFD_RULES, limit)
+    states, steps, _ = walk(get_suite(member).members[0], RFD_RULES, limit)
     gc.collect()
     gc.freeze()  # the walk's objects stay: the timings are the properties', not the collector's
     n = len(states)
@@ -125,21 +128,9 @@ def unchanged_from_parent(member: str, limit: int) -> dict:
     those very parts (the same objects), where an incremental check could take the parent's verdict."""
     from acp_lifecycle.model.config import RFD_RULES
     from acp_lifecycle.model.properties import PROPERTIES
-    from acp_lifecycle.model.system import initial_state, successors
     from acp_lifecycle.sims.configs import get_suite
 
-    cfg = get_suite(member).members[0]
-    s0 = initial_state(cfg)
-    seen, todo, pairs = {s0}, [s0], []
-    while todo and len(pairs) < limit:
-        nxt = []
-        for s in todo:
-            for step in successors(s, cfg, RFD_RULES):
-                if step.state not in seen:
-                    seen.add(step.state)
-                    nxt.append(step.state)
-                    pairs.append((s, step.state))
-        todo = nxt
+    _, _, pairs = walk(get_suite(member).members[0], RFD_RULES, limit)
     out = {}
     for p in (p for p in PROPERTIES if p.kind in ("always", "eventually")):
         reads: set = set()
