@@ -58,7 +58,7 @@ from acp_lifecycle.model.wire import agent_message, client_message, summary
 
 from .abstraction import Line, Prepared, abstract, prepare, split_sessions, symbol
 from .bounds import config_and_clamps, config_for
-from .settled import RawIds, compacts, explain_rules, forget_seen, forget_settled, settled
+from .settled import RawIds, compacts, explain_rules, forget_dead, forget_seen, forget_settled, settled
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare", "split_sessions"]
 
@@ -698,8 +698,8 @@ class _Search:
         post = _forget(post, self.keep_cut)
         if self.own_parts:
             post = forget_seen(post)
-        if self.compact and settled(post):
-            post, nf = forget_settled(post), frozenset()
+        if self.compact:
+            post, nf = (forget_settled(post), frozenset()) if settled(post) else forget_dead(post, nf)
         if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
             # Agent-initiated work that reports running to a client spends a
             # line of the log: the log bounds those, and runs that differ only
