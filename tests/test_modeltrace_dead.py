@@ -167,3 +167,23 @@ def test_a_state_without_its_dead_requests_can_do_what_it_could():
             assert Counter(map(_shape, successors(slim, cfg, rules))) == Counter(map(_shape, succ))
         s = rng.choice(succ).state
     assert forgot > 20
+
+
+def test_ended_tool_calls_are_forgotten_and_change_no_step():
+    """``Agent.ended_tools`` is a ghost nothing reads: a node forgets it (``modeltrace._forget``),
+    so that runs that passed through a settled point (which forgets it) and runs that did not meet."""
+    cfg = Config(name="tools", clients=1, prompts=4, tool_calls=4, down_latency=False, hook=False)
+    rules = settled.explain_rules(RFD_RULES)
+    rng = random.Random(5)
+    s, seen = initial_state(cfg), 0
+    for _ in range(200):
+        succ = successors(s, cfg, rules)
+        if not succ:
+            break
+        if s.agent.ended_tools:
+            seen += 1
+            slim = modeltrace._forget(s)
+            assert not slim.agent.ended_tools
+            assert Counter(map(_shape, successors(slim, cfg, rules))) == Counter(map(_shape, succ))
+        s = rng.choice(succ).state
+    assert seen > 5
