@@ -243,7 +243,9 @@ def forget_dead(s, fmap: frozenset):
             drop.add(key)
             drop.add(("f", key[1], value))
     nf = frozenset(kv for kv in fmap if kv[0] not in drop) if drop else fmap
+    # every ID still held anywhere (a submission kept for its retry may hold a dropped one)
     used = {m.mid for m in conv} | {r.mid for r in reqs} | {m for m, _ in issued} | {
-        k[2] for k, _ in nf if k[0] == "b" and k[1] == "mid"}
+        k[2] for k, _ in nf if k[0] == "b" and k[1] == "mid"} | {
+        x.mid for cl in clients for x in cl.subs}
     agent = a._replace(reqs=tuple(reqs), conv=conv, issued=issued, work=work, next_id=max(used - {0}, default=0) + 1)
     return s._replace(agent=agent, clients=tuple(clients)), nf
