@@ -58,7 +58,7 @@ from acp_lifecycle.model.wire import agent_message, client_message, summary
 
 from .abstraction import Line, Prepared, abstract, prepare, split_sessions, symbol
 from .bounds import config_and_clamps, config_for
-from .settled import RawIds, compacts, explain_rules, forget_seen, forget_settled, settled
+from .settled import RawIds, compacts, explain_rules, forget_dead, forget_seen, forget_settled, settled
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare", "split_sessions"]
 
@@ -404,7 +404,8 @@ def _forget(s, keep_cut: bool = False):
     reserved (never sent, never inserted: only the ghost ``issued`` keeps it),
     and the ghosts only properties read (``Msg.audience``,
     ``Req.session_cancel_before_insertion``, ``Client.missed_messages``,
-    ``Work.before_insertion_of``): trace validation checks no property. With ``keep_cut``
+    ``Work.before_insertion_of``, ``Agent.ended_tools``, which no step reads at all):
+    trace validation checks no property. With ``keep_cut``
     (``cancel_rejects_held="later"``) ``Req.session_cancel_before_insertion``
     of a prompt not yet inserted is behaviour, not a ghost, and is kept."""
     s = _forget_ghosts(s, keep_cut)
@@ -431,6 +432,8 @@ def _forget_ghosts(s, keep_cut: bool = False):
                                   for r in a.reqs))
     if a.work is not None and a.work.before_insertion_of:
         a = a._replace(work=a.work._replace(before_insertion_of=0))
+    if a.ended_tools:
+        a = a._replace(ended_tools=frozenset())
     clients = s.clients
     if any(cl.missed_messages for cl in clients):
         clients = tuple(cl._replace(missed_messages=False) if cl.missed_messages else cl for cl in clients)
@@ -698,8 +701,8 @@ class _Search:
         post = _forget(post, self.keep_cut)
         if self.own_parts:
             post = forget_seen(post)
-        if self.compact and settled(post):
-            post, nf = forget_settled(post), frozenset()
+        if self.compact:
+            post, nf = (forget_settled(post), frozenset()) if settled(post) else forget_dead(post, nf)
         if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
             # Agent-initiated work that reports running to a client spends a
             # line of the log: the log bounds those, and runs that differ only

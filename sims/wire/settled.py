@@ -19,6 +19,11 @@ a node bound depends only on the lines it matched, so it is read off the log.
 The argument, field by field, is in docs/transcripts.md ("Search nodes keep
 what the future can read").
 
+Between settled points (two clients seldom settle together) ``forget_dead`` does the
+same request by request: a request final and answered, its message echoed and taken by
+work, its submission final, goes with its message, its view entries and the bindings of
+its ids; so do the bindings of tool calls whose work has ended.
+
 Only under the rule sets ``RULE_SETS`` names (as ``explain`` adjusts them), the
 model's own parts (no mutant), opaque message IDs and without replay in the log
 (``compacts``): a bug or a variant may read history the correct agent does not.
@@ -30,7 +35,7 @@ from acp_lifecycle.model.config import RULE_SETS, Rules
 from acp_lifecycle.model.judges import start
 from acp_lifecycle.model.symmetry import ids_opaque
 
-__all__ = ["RawIds", "compacts", "explain_rules", "forget_seen", "forget_settled", "line_ids", "settled"]
+__all__ = ["RawIds", "compacts", "explain_rules", "forget_dead", "forget_seen", "forget_settled", "line_ids", "settled"]
 
 #: the phases of a request no step moves on from
 _FINAL = ("answered", "rejected", "dropped")
@@ -133,3 +138,114 @@ class RawIds:
         if q < pos:
             return True
         return any((ns, raw) in line_ids(self.lines[x]) for x in ahead)
+
+
+def _held_mids(s) -> dict:
+    """The message IDs something other than the agent's history holds: a submission (mid ->
+    (client, request id); None when more than one) or a message on its way to a client (None)."""
+    held: dict = {}
+    for c, cl in enumerate(s.clients):
+        for sub in cl.subs:
+            if sub.mid:
+                held[sub.mid] = (c, sub.rid) if sub.mid not in held else None
+    for chan in s.down:
+        for m in chan:
+            if m[0] == "ok":
+                held[m[2]] = None
+            elif m[0] in ("user_message", "chunk"):
+                held[m[1]] = None
+    return held
+
+
+def _dead_reqs(s) -> set:
+    """The indices of the requests whose history no later step reads (``forget_dead``)."""
+    a, w = s.agent, s.agent.work
+    busy = set(a.pending) | set(w.inputs if w is not None else ())
+    owed = {m.mid for m in a.conv if m.owed}
+    live = {m.origin for m in a.conv if m.owed or m.mid in busy}
+    held = _held_mids(s)
+    dead = set()
+    for i, r in enumerate(a.reqs):
+        if r.phase not in _FINAL or not (r.answers or r.orphan or r.phase == "dropped"):
+            continue
+        if i in live or (r.mid and (r.mid in busy or r.mid in owed or held.get(r.mid, (r.cid, r.rid)) != (r.cid, r.rid))):
+            continue
+        if w is not None and w.before_insertion_of == i + 1:
+            continue
+        cl = s.clients[r.cid]
+        if r.rid in cl.done or any(m[0] != "prompt" and len(m) > 1 and m[1] == r.rid for m in s.up[r.cid]):
+            continue
+        sub = next((x for x in cl.subs if x.rid == r.rid), None)
+        if sub is not None and not (sub.status == "rejected" or (sub.status == "acknowledged" and sub.mid)):
+            continue
+        dead.add(i)
+    return dead
+
+
+def _without_dead_tools(s, fmap: frozenset) -> frozenset:
+    """``fmap`` without the bindings of tool calls no step updates again: tool call ids come
+    from a counter that is kept (``Used.tools``), and only the running work's calls (and a
+    buggy agent's stragglers) are sent again."""
+    a = s.agent
+    live = set(a.stragglers) | {t for t, _ in a.work.tools} if a.work is not None else set(a.stragglers)
+    drop = {("f", "tool", raw) for (k, raw) in fmap if k[0] == "b" and k[1] == "tool" and k[2] not in live}
+    if not drop:
+        return fmap
+    return frozenset(kv for kv in fmap if kv[0] not in drop and not (kv[0][:2] == ("b", "tool") and kv[0][2] not in live))
+
+
+def forget_dead(s, fmap: frozenset):
+    """The state without the history of its dead requests, and ``fmap`` without their bindings.
+
+    ``forget_settled`` drops the whole history at a settled point; between two such points
+    runs that passed through one and runs that did not still differ in the history the first
+    forgot. A request is dead when it is final and answered, its message (if any) is owed no
+    echo and waits for no work, no work runs before its insertion, nothing in flight names it,
+    and its submission (if any) is final with its message ID known: the same conditions as
+    ``settled``, for one request. Its message, its submission, the view entries of its
+    message and the bindings of its message ID and request id go with it; the message
+    counter restarts past the IDs still in use (message IDs are opaque). Imported messages
+    owed no echo and waiting for no work go too. Under ``compacts`` only."""
+    a = s.agent
+    fmap = _without_dead_tools(s, fmap)
+    dead = _dead_reqs(s)
+    busy = set(a.pending) | set(a.work.inputs if a.work is not None else ())
+    gone_mids = {a.reqs[i].mid for i in dead if a.reqs[i].mid}
+    held = _held_mids(s)
+    gone_mids |= {m.mid for m in a.conv if m.origin < 0 and not m.owed and m.mid not in busy and m.mid not in held}
+    if not dead and not gone_mids:
+        return s, fmap
+    index, reqs = {-1: -1}, []
+    for i, r in enumerate(a.reqs):
+        if i not in dead:
+            index[i] = len(reqs)
+            reqs.append(r)
+    conv = tuple(m._replace(origin=index[m.origin]) if index[m.origin] != m.origin else m
+                 for m in a.conv if m.mid not in gone_mids and m.origin in index)
+    issued = tuple((m, index[o]) for m, o in a.issued if m not in gone_mids and o in index)
+    gone_rids = {(a.reqs[i].cid, a.reqs[i].rid) for i in dead}
+    clients = []
+    for c, cl in enumerate(s.clients):
+        rids = {rid for cid, rid in gone_rids if cid == c}
+        if rids or any(k in gone_mids for k, _, _ in cl.view):
+            keep = {x.rid for x in cl.subs if x.rid not in rids}
+            subs = tuple(x for x in cl.subs if x.rid not in rids or x.retry_of in keep)
+            view = tuple(e for e in cl.view if e[0] not in gone_mids and -e[0] not in rids)
+            cl = cl._replace(subs=subs, view=view)
+        clients.append(cl)
+    work = a.work
+    if work is not None and work.before_insertion_of:
+        work = work._replace(before_insertion_of=index[work.before_insertion_of - 1] + 1)
+    drop = set()
+    for key, value in fmap:
+        if key[0] == "b" and ((key[1] == "mid" and key[2] in gone_mids)
+                              or (key[1].startswith("rid:") and key[2] in gone_rids)):
+            drop.add(key)
+            drop.add(("f", key[1], value))
+    nf = frozenset(kv for kv in fmap if kv[0] not in drop) if drop else fmap
+    # every ID still held anywhere (a submission kept for its retry may hold a dropped one)
+    used = {m.mid for m in conv} | {r.mid for r in reqs} | {m for m, _ in issued} | {
+        k[2] for k, _ in nf if k[0] == "b" and k[1] == "mid"} | {
+        x.mid for cl in clients for x in cl.subs}
+    agent = a._replace(reqs=tuple(reqs), conv=conv, issued=issued, work=work, next_id=max(used - {0}, default=0) + 1)
+    return s._replace(agent=agent, clients=tuple(clients)), nf
