@@ -13,8 +13,12 @@ the same hogs over its own.
     python bench/under_load.py --config wide-failures --repeat 3 --json
     python bench/under_load.py --baseline b28f470             # beside an older commit's code, interleaved
 
-The hogs are the load: on a 2-core machine one hog leaves one core and a share of the other.
-The machine may be shared by other work as well: read the load average, compare rows of one run.
+The hogs are the load. Each runs in a session of its own, as another user's work does: where
+Linux groups the CPU by session (``/proc/sys/kernel/sched_autogroup_enabled``, on by default on
+desktops and on this machine), a session gets its share however many processes it runs, so one
+hog leaves the search one core whether it runs one worker or two. ``--same-session`` keeps
+the hogs in this session instead, where the scheduler shares the CPU process by process. The
+machine may be shared by other work as well: read the load average, compare rows of one run.
 """
 
 from __future__ import annotations
@@ -45,8 +49,18 @@ def _load() -> float:
         return float(f.read().split()[0])
 
 
-def start_hogs(n: int) -> list[subprocess.Popen]:
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(n)]
+def _autogroup() -> str:
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return "on" if f.read().strip() == "1" else "off"
+    except OSError:
+        return "unknown"
+
+
+def start_hogs(n: int, own_sessions: bool = True) -> list[subprocess.Popen]:
+    """``n`` spinning processes, each in a session of its own (as another user's work) unless
+    ``own_sessions`` is false (then in this one, beside the search)."""
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG], start_new_session=own_sessions) for _ in range(n)]
     time.sleep(0.5 if n else 0)  # let them reach the scheduler's view of the machine
     return hogs
 
@@ -61,8 +75,8 @@ def stop_hogs(hogs: list[subprocess.Popen]) -> None:
 def run(config: str, workers: int, hogs: list[subprocess.Popen], timeout: float, extra: list[str],
         code: tuple[str, dict | None] = ("", None)) -> dict:
     """One ``check`` beside the hogs: wall, CPU, the hogs' CPU meanwhile, the exit status."""
-    cmd = [sys.executable, "-c", "import sys; from acp_lifecycle.cli import main; sys.exit(main())", "check", "--config", config,
-           "--workers", str(workers), "--no-traces", *extra]
+    cmd = [sys.executable, "-c", "import sys; from acp_lifecycle.cli import main; sys.exit(main())",
+           "check", "--config", config, "--workers", str(workers), "--no-traces", *extra]
     load = _load()
     hog0 = [_cpu(h.pid) for h in hogs]
     t0 = time.perf_counter()
@@ -82,12 +96,12 @@ def run(config: str, workers: int, hogs: list[subprocess.Popen], timeout: float,
             "summary": (out.decode().strip().splitlines() or [""])[-1][:100], "err": err.decode()[-300:]}
 
 
-def measure(configs, workers, hogs_list, repeat, timeout, extra, codes=(("", None),)) -> list[dict]:
+def measure(configs, workers, hogs_list, repeat, timeout, extra, codes=(("", None),), own_sessions=True) -> list[dict]:
     import resource
 
     rows = []
     for n in hogs_list:
-        hogs = start_hogs(n)
+        hogs = start_hogs(n, own_sessions)
         try:
             for _ in range(repeat):
                 for config, code, w in [(c, k, w) for c in configs for k in codes for w in workers]:
@@ -138,22 +152,28 @@ def summary(rows: list[dict]) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", action="append", help="member or configuration (repeatable; default wide-lost-response)")
+    ap.add_argument("--config", action="append",
+                    help="member or configuration (repeatable; default wide-lost-response)")
     ap.add_argument("--workers", action="append", type=int, help="worker counts (repeatable; default 1 and 2)")
     ap.add_argument("--hog", action="append", type=int, help="hogs beside the search (repeatable; default 0 and 1)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds a run may take before it is killed")
+    ap.add_argument("--same-session", action="store_true",
+                    help="hogs in this session (Linux's autogroup then shares the CPU between them and the "
+                    "search's processes one by one) instead of each in a session of its own")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--baseline", metavar="REV", help="also run the code of this commit, side by side (as bench.py)")
     ap.add_argument("extra", nargs="*", help="more options for check (after --)")
     a = ap.parse_args(argv)
     configs = a.config or ["wide-lost-response"]
-    print(f"{os.cpu_count()} cores; load average {_load():.2f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"{os.cpu_count()} cores; load average {_load():.2f}; autogroup {_autogroup()}; "
+          f"hogs in {'this session' if a.same_session else 'sessions of their own'}; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     codes = [("", None)]
     if a.baseline:
         codes.append(_baseline(a.baseline))
     rows = measure(configs, a.workers or [1, 2], a.hog if a.hog is not None else [0, 1], a.repeat, a.timeout,
-                   a.extra, codes)
+                   a.extra, codes, not a.same_session)
     summary(rows)
     if a.json:
         print(json.dumps(rows, indent=1))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable
@@ -97,7 +98,20 @@ class Outcome:
     por_broken: str = ""
     #: states expanded with an ample set, fully, and the steps put off (summed over shards)
     por_counts: tuple[int, int, int] = (0, 0, 0)
+    #: frontier states a worker expanded for another that was still busy (work stealing)
+    lent: int = 0
+    #: levels expanded by fewer workers than were started (``_Share``: the others got no core)
+    narrowed: int = 0
 
+
+#: a worker done with its part of a level takes over half of what a busy one has left
+#: (``_Local.expand``); off: each expands the part it holds, as before
+STEAL = True
+
+#: fewer workers expand a level where they got fewer cores than they are (``_Share``), measured
+#: over at least MEASURE_AT seconds; off: every worker expands every level
+ADAPT = True
+MEASURE_AT = 1.0
 
 #: below this many frontier states per worker a parallel search keeps going in
 #: one process (forking and synchronising levels costs more than it saves)
@@ -112,6 +126,7 @@ class _Local:
 
         ctx = mp.get_context("fork")
         self.conns, self.procs = [], []
+        self.lent = 0  # frontier states a worker expanded for another (``expand``)
         gc.freeze()  # the inherited heap stays shared: no collector writes to its pages
         try:
             for w in range(n):
@@ -168,6 +183,50 @@ class _Local:
     def call_one(self, w: int, item: tuple[str, object]) -> list:
         self.conns[w].send(item)
         return [self._recv(self.conns[w])]
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.procs]
+
+    def expand(self, items: list[tuple[str, object]], active: list[int]) -> list[list[bytes]]:
+        """Every worker expands its part of the level; an ``active`` one that is done takes half
+        of what a busy one has not expanded yet (``Frontier.lend``: whole blocks), as often as it
+        is done first. Returns each worker's claims, per owner, as ``Shard.expand``."""
+        from multiprocessing.connection import wait
+
+        n = len(self.conns)
+        for conn, item in zip(self.conns, items):
+            conn.send(item)
+        parts: list[list[list[bytes]]] = [[] for _ in range(n)]  # per worker, the claims of each expansion
+        busy, idle = set(range(n)), []
+        asked: dict[int, int] = {}  # a busy worker asked to lend -> the worker that will take it
+        dry: set[int] = set()  # workers that had too little left to lend this level
+        while busy or asked:
+            for conn in wait([self.conns[w] for w in busy | asked.keys()], timeout=0.2):
+                w = self.conns.index(conn)
+                tag, value = self._recv(conn)
+                if tag == "done":
+                    parts[w].append(value)
+                    busy.discard(w)
+                    idle.append(w)
+                    continue
+                thief = asked.pop(w)
+                if value is None:
+                    dry.add(w)
+                    idle.append(thief)
+                else:
+                    self.conns[thief].send(("steal", (value,)))
+                    busy.add(thief)
+                    self.lent += sum(value[1])
+            interrupt.check()
+            for thief in [w for w in idle if w in active] if STEAL else ():
+                victims = [v for v in sorted(busy) if v not in asked and v not in dry]
+                if not victims:
+                    break
+                self.conns[victims[0]].send(("lend", ()))
+                asked[victims[0]] = thief
+                idle.remove(thief)
+        return [[b"".join(p[o] for p in parts[w]) for o in range(n)] for w in range(n)]
 
     def close(self, abort: bool = False) -> None:
         """Let the workers end; ``abort`` (Ctrl-C, a failure): end them now."""
@@ -234,7 +293,7 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
             except EOFError:
                 return
             try:
-                value = getattr(shard, cmd)(*arg)
+                value = _command(shard, conn, cmd, arg)
             except (SymmetryBroken, PorBroken) as e:
                 conn.send((False, e))
                 return
@@ -258,6 +317,33 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
             conn.send((True, value))
     finally:
         conn.close()
+
+
+def _command(shard: Shard, conn, cmd: str, arg: tuple):
+    """What a worker answers to one command: a level's part expanded (``expand``, ``steal``:
+    blocks another worker lent), nothing left to lend (``lend`` after it was done), or the shard's own."""
+    if cmd == "lend":
+        return ("lent", None)
+    if cmd not in ("expand", "steal"):
+        return getattr(shard, cmd)(*arg)
+    frontier = shard.frontier
+    if cmd == "steal":
+        frontier.put(*arg[0])
+        arg = ()
+
+    def between() -> None:
+        # the coordinator asks only for lending while this worker expands
+        if conn.poll():
+            asked, _ = conn.recv()
+            if asked != "lend":  # pragma: no cover - a broken protocol
+                raise RuntimeError(f"a worker was sent {asked!r} while it expanded")
+            conn.send((True, ("lent", frontier.lend())))
+
+    frontier.between = between
+    try:
+        return ("done", shard.expand(*arg))
+    finally:
+        frontier.between = None
 
 
 def search(
@@ -344,6 +430,8 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
         out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
         out.peak_before_finish = before
+        out.lent = results[0].get("lent", 0)
+        out.narrowed = results[0].get("narrowed", 0)
         out.por = por
         counts = [r["por"] for r in results if r.get("por")]
         out.por_counts = tuple(sum(c[k] for c in counts) for k in range(3)) if counts else (0, 0, 0)
@@ -360,12 +448,15 @@ def _limit(cfg: Config, states: int, max_states: int, depth: int) -> None:
 
 def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     settled: list[str] = []
-    level = 0
+    level = narrowed = 0
     mine = [b""] * n
+    share = _Share.of(pool)
+    active = list(range(n))
     while True:
         interrupt.check()
-        claims = pool.call([("expand", (settled, b"".join(mine[o] for o in range(n) if o != w)))
-                            for w in range(n)])
+        items = [("expand", (settled, b"".join(mine[o] for o in range(n) if o != w))) for w in range(n)]
+        claims = pool.expand(items, active) if hasattr(pool, "expand") else pool.call(items)
+        narrowed += len(active) < n
         decided = pool.call([("decide", ([claims[w][o] for w in range(n)], level)) for o in range(n)])
         level += 1
         accepted = pool.call([("accept", ([decided[o][w] for o in range(n)],)) for w in range(n)])
@@ -378,25 +469,95 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
             break
         depth += 1
         _limit(cfg, states, max_states, depth)
-        _balance(pool, n, sizes)
+        if share is not None:
+            active = share.workers(active, sizes)
+        _balance(pool, active, sizes)
         if progress:
             progress(states, transitions, depth)
     del mine
     before = _peak_rss()
     results = pool.finish() if hasattr(pool, "finish") else pool.call([("finish", ())] * n)
     results[0]["peak_before_finish"] = before
+    results[0]["lent"] = getattr(pool, "lent", 0)
+    results[0]["narrowed"] = narrowed
     return results, states, transitions, depth
 
 
-def _balance(pool, n: int, sizes: list[int]) -> None:
-    """Move frontier states from the fullest shard to the emptiest when they drift apart."""
-    mean = sum(sizes) / n
-    hi = max(range(n), key=sizes.__getitem__)
-    lo = min(range(n), key=sizes.__getitem__)
+def _balance(pool, active: list[int], sizes: list[int]) -> None:
+    """Move frontier states to the ``active`` workers (all those a worker that is not holds), and
+    from the fullest active one to the emptiest when they drift apart by a quarter."""
+    for w, size in enumerate(sizes):
+        if size and w not in active:
+            _move(pool, w, min(active, key=sizes.__getitem__), size, sizes)
+    mean = sum(sizes[w] for w in active) / len(active)
+    hi = max(active, key=sizes.__getitem__)
+    lo = min(active, key=sizes.__getitem__)
     k = int(min(sizes[hi] - mean, mean - sizes[lo]))
     if k > 64 and sizes[hi] > 1.25 * mean:
-        (data,) = pool.call_one(hi, ("give", (k,)))
-        pool.call_one(lo, ("take", (data,)))
+        _move(pool, hi, lo, k, sizes)
+
+
+def _move(pool, src: int, dst: int, k: int, sizes: list[int]) -> None:
+    (data,) = pool.call_one(src, ("give", (k,)))
+    pool.call_one(dst, ("take", (data,)))
+    sizes[src] -= k
+    sizes[dst] += k
+
+
+class _Share:
+    """How many workers expand the next level: about as many cores as they got over the last
+    levels plus those nobody used (Linux: ``/proc``).
+
+    Where the kernel shares the CPU between sessions (``sched_autogroup``), workers beside
+    another session's busy process get one session's share between them however many they
+    are: a second worker then adds the parallel search's overhead, not a core. The workers
+    left out expand nothing (their frontier goes to the others) and still own their records;
+    they come back when a core is idle again."""
+
+    def __init__(self, pids: list[int]):
+        self.pids = pids
+        self.last = self._now()
+
+    @classmethod
+    def of(cls, pool) -> _Share | None:
+        pids = getattr(pool, "pids", None)
+        if not ADAPT or not pids:
+            return None
+        try:
+            return cls(pids)
+        except (OSError, ValueError, IndexError):  # pragma: no cover - no /proc
+            return None
+
+    def _now(self) -> tuple[float, float, float]:
+        """Wall seconds, the workers' CPU seconds, the machine's idle CPU seconds."""
+        tick = os.sysconf("SC_CLK_TCK")
+        cpu = 0
+        for pid in self.pids:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            cpu += int(fields[11]) + int(fields[12])
+        with open("/proc/stat") as f:
+            v = f.readline().split()
+        return time.perf_counter(), cpu / tick, (int(v[4]) + int(v[5])) / tick
+
+    def workers(self, active: list[int], sizes: list[int]) -> list[int]:
+        """The workers to expand the next level (the fullest frontiers: the fewest moved)."""
+        try:
+            now = self._now()
+        except (OSError, ValueError, IndexError):  # pragma: no cover - a worker gone
+            return active
+        wall = now[0] - self.last[0]
+        if wall < MEASURE_AT:
+            return active
+        got, idle = (now[1] - self.last[1]) / wall, (now[2] - self.last[2]) / wall
+        self.last = now
+        m = self.count(got, idle, len(active), len(sizes))
+        return sorted(sorted(range(len(sizes)), key=lambda w: (-sizes[w], w))[:m])
+
+    @staticmethod
+    def count(got: float, idle: float, active: int, n: int) -> int:
+        """``got``: the cores the ``active`` workers had; ``idle``: the cores nobody had."""
+        return max(1, min(n, int(got + idle + 0.35)))
 
 
 def _take(results: list[dict], key: str) -> np.ndarray:
