@@ -102,6 +102,7 @@ def test_fewer_workers_expand_the_levels_where_they_got_fewer_cores_and_the_sear
     model = Lifecycle(get_suite(b.member).members[0], b.rules)
     one = engine.search(model, model.properties())
     monkeypatch.setattr(engine, "MEASURE_AT", 0.0)
+    monkeypatch.setattr(engine._Share, "of", classmethod(lambda cls, pool: cls(pool.pids)))  # autogroup or not
     # one worker, then both, level after level: every frontier moves both ways
     monkeypatch.setattr(engine._Share, "count", staticmethod(lambda got, idle, active, n: 1 if active == n else n))
     many = engine.search(model, model.properties(), workers=2)

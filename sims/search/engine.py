@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 import sys
 import time
 import traceback
@@ -214,10 +215,10 @@ class _Local:
                 if value is None:
                     dry.add(w)
                     idle.append(thief)
-                else:
-                    self.conns[thief].send(("steal", (value,)))
+                else:  # the blocks pickled: they pass through here as bytes
+                    self.conns[thief].send(("steal", (value[0],)))
                     busy.add(thief)
-                    self.lent += sum(value[1])
+                    self.lent += value[1]
             interrupt.check()
             for thief in [w for w in idle if w in active] if STEAL else ():
                 victims = [v for v in sorted(busy) if v not in asked and v not in dry]
@@ -328,7 +329,7 @@ def _command(shard: Shard, conn, cmd: str, arg: tuple):
         return getattr(shard, cmd)(*arg)
     frontier = shard.frontier
     if cmd == "steal":
-        frontier.put(*arg[0])
+        frontier.put(*pickle.loads(arg[0]))
         arg = ()
 
     def between() -> None:
@@ -337,7 +338,8 @@ def _command(shard: Shard, conn, cmd: str, arg: tuple):
             asked, _ = conn.recv()
             if asked != "lend":  # pragma: no cover - a broken protocol
                 raise RuntimeError(f"a worker was sent {asked!r} while it expanded")
-            conn.send((True, ("lent", frontier.lend())))
+            lent = frontier.lend()
+            conn.send((True, ("lent", lent and (pickle.dumps(lent, pickle.HIGHEST_PROTOCOL), sum(lent[1])))))
 
     frontier.between = between
     try:
@@ -508,11 +510,13 @@ class _Share:
     """How many workers expand the next level: about as many cores as they got over the last
     levels plus those nobody used (Linux: ``/proc``).
 
-    Where the kernel shares the CPU between sessions (``sched_autogroup``), workers beside
-    another session's busy process get one session's share between them however many they
-    are: a second worker then adds the parallel search's overhead, not a core. The workers
-    left out expand nothing (their frontier goes to the others) and still own their records;
-    they come back when a core is idle again."""
+    Where the kernel shares the CPU between sessions (``sched_autogroup``: only then is this
+    on), workers beside another session's busy process get one session's share between them
+    however many they are: a second worker then adds the parallel search's overhead (about a
+    fifth more CPU), not a core. The workers left out expand nothing (their frontier goes to
+    the others) and still own their records; they come back when a core is idle again. Beside
+    a busy process of the same session the rule is wrong (more workers would take more of the
+    session's share): docs/performance.md measures it."""
 
     def __init__(self, pids: list[int]):
         self.pids = pids
@@ -520,12 +524,17 @@ class _Share:
 
     @classmethod
     def of(cls, pool) -> _Share | None:
+        """None where more workers than cores may still get more CPU: without autogroup the
+        kernel shares it process by process, so two workers beside a busy process get more than one."""
         pids = getattr(pool, "pids", None)
         if not ADAPT or not pids:
             return None
         try:
+            with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+                if f.read().strip() != "1":
+                    return None
             return cls(pids)
-        except (OSError, ValueError, IndexError):  # pragma: no cover - no /proc
+        except (OSError, ValueError, IndexError):  # no /proc, no autogroup
             return None
 
     def _now(self) -> tuple[float, float, float]:
