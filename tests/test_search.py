@@ -53,55 +53,12 @@ def _outcome(o):
     return (o.states, o.transitions, o.terminal_states), {k: (v[0], len(v[2]), v[3]) for k, v in o.verdicts.items()}
 
 
-def _slow_worker_zero(monkeypatch, seconds):
-    """Worker 0 starts each level's part late (as beside a hog); every state is a block of its own."""
-    import time
-
-    from acp_lifecycle.sims.search import shard, storage
-
-    monkeypatch.setattr(storage, "BLOCK", 1)
-    expand = shard.Shard.expand
-
-    def late(self, *args):
-        if self.index == 0 and args:  # its own part of a level, not blocks it took over
-            time.sleep(seconds)
-        return expand(self, *args)
-
-    monkeypatch.setattr(shard.Shard, "expand", late)
-
-
-@pytest.mark.parametrize("workers", [2, 3])
-@pytest.mark.parametrize("bug", [None, "no-idle-after-failure"])
-def test_a_worker_done_first_takes_over_half_of_a_busy_ones_level_and_the_search_is_the_same(
-        fork_early, monkeypatch, workers, bug):
-    b = BUGS[bug] if bug else None
-    cfg = get_suite(b.member if b else "lost-response").members[0]
-    model = Lifecycle(cfg, b.rules) if b else Lifecycle(cfg)
-    props = model.properties()
-    one = engine.search(model, props)
-    monkeypatch.setattr(engine, "ADAPT", False)  # every worker expands every level, however loaded the machine
-    _slow_worker_zero(monkeypatch, 0.05)
-    many = engine.search(model, props, workers=workers)
-    assert many.workers == workers and many.lent > 0
-    assert _outcome(many) == _outcome(one)
-    if b:
-        assert many.verdicts[b.breaks][0] == "violated"
-
-
-def test_without_stealing_nothing_is_lent(fork_early, monkeypatch):
-    monkeypatch.setattr(engine, "STEAL", False)
-    _slow_worker_zero(monkeypatch, 0.01)
-    model = Lifecycle(get_suite("lost-response").members[0])
-    r = engine.search(model, model.properties(), workers=2)
-    assert r.workers == 2 and r.lent == 0
-
-
 def test_fewer_workers_expand_the_levels_where_they_got_fewer_cores_and_the_search_is_the_same(
         fork_early, monkeypatch):
     b = BUGS["no-idle-after-failure"]
     model = Lifecycle(get_suite(b.member).members[0], b.rules)
     one = engine.search(model, model.properties())
-    monkeypatch.setattr(engine, "MEASURE_AT", 0.0)
+    monkeypatch.setattr(engine, "MEASURE_AT", 0.0)  # a choice after every level
     monkeypatch.setattr(engine._Share, "of", classmethod(lambda cls, pool: cls(pool.pids)))  # autogroup or not
     # one worker, then both, level after level: every frontier moves both ways
     monkeypatch.setattr(engine._Share, "count", staticmethod(lambda got, idle, active, n: 1 if active == n else n))
@@ -117,7 +74,7 @@ def test_fewer_workers_expand_the_levels_where_they_got_fewer_cores_and_the_sear
     (0.6, 0.1, 2, 2, 1),  # a loaded machine
     (1.0, 0.0, 1, 2, 1),  # still one core
     (1.0, 0.9, 1, 2, 2),  # a core idle again
-    (1.4, 0.0, 2, 2, 1),  # beside a process of this session: 2/3 of each core
+    (1.4, 0.0, 2, 2, 1),  # under 1.65 cores two workers cost more than they gain (a fifth more CPU)
     (2.7, 0.3, 4, 4, 3),
 ])
 def test_the_workers_kept_are_about_the_cores_they_got_and_the_idle_ones(got, idle, active, n, m):
@@ -125,7 +82,6 @@ def test_the_workers_kept_are_about_the_cores_they_got_and_the_idle_ones(got, id
 
 
 def test_the_share_of_the_machine_is_read_from_proc():
-    pytest.importorskip("resource")
     import os
 
     if not os.path.exists("/proc/stat"):

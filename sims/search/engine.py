@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import gc
 import os
-import pickle
 import sys
 import time
 import traceback
@@ -99,15 +98,9 @@ class Outcome:
     por_broken: str = ""
     #: states expanded with an ample set, fully, and the steps put off (summed over shards)
     por_counts: tuple[int, int, int] = (0, 0, 0)
-    #: frontier states a worker expanded for another that was still busy (work stealing)
-    lent: int = 0
     #: levels expanded by fewer workers than were started (``_Share``: the others got no core)
     narrowed: int = 0
 
-
-#: a worker done with its part of a level takes over half of what a busy one has left
-#: (``_Local.expand``); off: each expands the part it holds, as before
-STEAL = True
 
 #: fewer workers expand a level where they got fewer cores than they are (``_Share``), measured
 #: over at least MEASURE_AT seconds; off: every worker expands every level
@@ -127,7 +120,6 @@ class _Local:
 
         ctx = mp.get_context("fork")
         self.conns, self.procs = [], []
-        self.lent = 0  # frontier states a worker expanded for another (``expand``)
         gc.freeze()  # the inherited heap stays shared: no collector writes to its pages
         try:
             for w in range(n):
@@ -188,46 +180,6 @@ class _Local:
     @property
     def pids(self) -> list[int]:
         return [p.pid for p in self.procs]
-
-    def expand(self, items: list[tuple[str, object]], active: list[int]) -> list[list[bytes]]:
-        """Every worker expands its part of the level; an ``active`` one that is done takes half
-        of what a busy one has not expanded yet (``Frontier.lend``: whole blocks), as often as it
-        is done first. Returns each worker's claims, per owner, as ``Shard.expand``."""
-        from multiprocessing.connection import wait
-
-        n = len(self.conns)
-        for conn, item in zip(self.conns, items):
-            conn.send(item)
-        parts: list[list[list[bytes]]] = [[] for _ in range(n)]  # per worker, the claims of each expansion
-        busy, idle = set(range(n)), []
-        asked: dict[int, int] = {}  # a busy worker asked to lend -> the worker that will take it
-        dry: set[int] = set()  # workers that had too little left to lend this level
-        while busy or asked:
-            for conn in wait([self.conns[w] for w in busy | asked.keys()], timeout=0.2):
-                w = self.conns.index(conn)
-                tag, value = self._recv(conn)
-                if tag == "done":
-                    parts[w].append(value)
-                    busy.discard(w)
-                    idle.append(w)
-                    continue
-                thief = asked.pop(w)
-                if value is None:
-                    dry.add(w)
-                    idle.append(thief)
-                else:  # the blocks pickled: they pass through here as bytes
-                    self.conns[thief].send(("steal", (value[0],)))
-                    busy.add(thief)
-                    self.lent += value[1]
-            interrupt.check()
-            for thief in [w for w in idle if w in active] if STEAL else ():
-                victims = [v for v in sorted(busy) if v not in asked and v not in dry]
-                if not victims:
-                    break
-                self.conns[victims[0]].send(("lend", ()))
-                asked[victims[0]] = thief
-                idle.remove(thief)
-        return [[b"".join(p[o] for p in parts[w]) for o in range(n)] for w in range(n)]
 
     def close(self, abort: bool = False) -> None:
         """Let the workers end; ``abort`` (Ctrl-C, a failure): end them now."""
@@ -294,7 +246,7 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
             except EOFError:
                 return
             try:
-                value = _command(shard, conn, cmd, arg)
+                value = getattr(shard, cmd)(*arg)
             except (SymmetryBroken, PorBroken) as e:
                 conn.send((False, e))
                 return
@@ -318,34 +270,6 @@ def _serve(shard: Shard, w: int, n: int, conn) -> None:
             conn.send((True, value))
     finally:
         conn.close()
-
-
-def _command(shard: Shard, conn, cmd: str, arg: tuple):
-    """What a worker answers to one command: a level's part expanded (``expand``, ``steal``:
-    blocks another worker lent), nothing left to lend (``lend`` after it was done), or the shard's own."""
-    if cmd == "lend":
-        return ("lent", None)
-    if cmd not in ("expand", "steal"):
-        return getattr(shard, cmd)(*arg)
-    frontier = shard.frontier
-    if cmd == "steal":
-        frontier.put(*pickle.loads(arg[0]))
-        arg = ()
-
-    def between() -> None:
-        # the coordinator asks only for lending while this worker expands
-        if conn.poll():
-            asked, _ = conn.recv()
-            if asked != "lend":  # pragma: no cover - a broken protocol
-                raise RuntimeError(f"a worker was sent {asked!r} while it expanded")
-            lent = frontier.lend()
-            conn.send((True, ("lent", lent and (pickle.dumps(lent, pickle.HIGHEST_PROTOCOL), sum(lent[1])))))
-
-    frontier.between = between
-    try:
-        return ("done", shard.expand(*arg))
-    finally:
-        frontier.between = None
 
 
 def search(
@@ -432,7 +356,6 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
         out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
         out.peak_before_finish = before
-        out.lent = results[0].get("lent", 0)
         out.narrowed = results[0].get("narrowed", 0)
         out.por = por
         counts = [r["por"] for r in results if r.get("por")]
@@ -457,7 +380,7 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     while True:
         interrupt.check()
         items = [("expand", (settled, b"".join(mine[o] for o in range(n) if o != w))) for w in range(n)]
-        claims = pool.expand(items, active) if hasattr(pool, "expand") else pool.call(items)
+        claims = pool.call(items)
         narrowed += len(active) < n
         decided = pool.call([("decide", ([claims[w][o] for w in range(n)], level)) for o in range(n)])
         level += 1
@@ -480,7 +403,6 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     before = _peak_rss()
     results = pool.finish() if hasattr(pool, "finish") else pool.call([("finish", ())] * n)
     results[0]["peak_before_finish"] = before
-    results[0]["lent"] = getattr(pool, "lent", 0)
     results[0]["narrowed"] = narrowed
     return results, states, transitions, depth
 

@@ -150,11 +150,6 @@ class Frontier:
         self.sizes: list[int] = []
         self.blk: list = []
         self.n = 0
-        #: called before each block ``drain`` reads (a worker answers there whether it can lend
-        #: blocks not read yet: ``lend``), None: nothing
-        self.between: Callable[[], None] | None = None
-        self._rest: list = []  # the blocks ``drain`` has not read yet, the last first
-        self._rest_sizes: list[int] = []
 
     def __len__(self) -> int:
         return self.n
@@ -182,39 +177,12 @@ class Frontier:
     def drain(self):
         """Every (state, fp), in order; the frontier is empty afterwards."""
         self.seal()
-        blocks, sizes = self.blocks, self.sizes
+        blocks = self.blocks
         blocks.reverse()
-        sizes.reverse()
         self.blocks, self.sizes, self.n = [], [], 0
-        self._rest, self._rest_sizes = blocks, sizes
         while blocks:
-            if self.between is not None:
-                self.between()
-                if not blocks:
-                    break
             b = blocks.pop()
-            sizes.pop()
             yield from (b if isinstance(b, list) else pickle.loads(zlib.decompress(b)))
-
-    def lend(self) -> tuple[list, list[int]] | None:
-        """Half the blocks ``drain`` has not read yet (the last ones), for another worker to
-        expand; None when fewer than two are left (not worth the trip)."""
-        rest = self._rest
-        k = len(rest) // 2
-        if k < 1 or len(rest) < 2:
-            return None
-        blocks, sizes = rest[:k], self._rest_sizes[:k]
-        del rest[:k], self._rest_sizes[:k]
-        blocks.reverse()
-        sizes.reverse()
-        return blocks, sizes
-
-    def put(self, blocks: list, sizes: list[int]) -> None:
-        """Blocks another frontier lent (``lend``), after the ones held."""
-        self.seal()
-        self.blocks.extend(blocks)
-        self.sizes.extend(sizes)
-        self.n += sum(sizes)
 
     def extend(self, items) -> None:
         for s, f in items:
