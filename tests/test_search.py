@@ -93,6 +93,28 @@ def test_the_share_of_the_machine_is_read_from_proc():
     assert share.workers([0, 1], [5, 7]) in ([1], [0, 1])  # the fuller frontier stays
 
 
+def test_a_busy_process_of_the_same_session_keeps_every_worker():
+    import os
+    import subprocess
+    import sys
+
+    if not os.path.exists("/proc/self/autogroup"):
+        pytest.skip("no autogroup")
+    share = engine._Share([os.getpid()])
+    hog = subprocess.Popen([sys.executable, "-c", "while 1: pass"])  # this session's
+    try:
+        share.last = share._now()
+        share.last = (share.last[0] - engine.MEASURE_AT - 1.0, share.last[1] + 5.0, *share.last[2:])
+        import time
+
+        time.sleep(1.0)
+        # the workers "got" no core at all: only the busy process of this session keeps them
+        assert share.workers([0], [5, 7]) == [0, 1]
+    finally:
+        hog.kill()
+        hog.wait()
+
+
 def test_a_small_member_stays_in_one_process():
     r = explore(get_suite("tiny").members[0], workers=2)
     assert r.workers == 1

@@ -436,12 +436,15 @@ class _Share:
     on), workers beside another session's busy process get one session's share between them
     however many they are: a second worker then adds the parallel search's overhead (about a
     fifth more CPU), not a core. The workers left out expand nothing (their frontier goes to
-    the others) and still own their records; they come back when a core is idle again. Beside
-    a busy process of the same session the rule is wrong (more workers would take more of the
-    session's share): docs/performance.md measures it."""
+    the others) and still own their records; they come back when a core is idle again, or
+    when a process of this session is busy too: within a session the kernel shares the CPU
+    process by process, and more workers take more of the session's share."""
 
     def __init__(self, pids: list[int]):
         self.pids = pids
+        with open("/proc/self/autogroup") as f:
+            self.group = f.read().split()[0]
+        self.kin: dict[int, bool] = {}  # pid -> whether it is in this autogroup (changes only at setsid)
         self.last = self._now()
 
     @classmethod
@@ -459,17 +462,31 @@ class _Share:
         except (OSError, ValueError, IndexError):  # no /proc, no autogroup
             return None
 
-    def _now(self) -> tuple[float, float, float]:
-        """Wall seconds, the workers' CPU seconds, the machine's idle CPU seconds."""
+    def _now(self) -> tuple[float, float, float, dict[int, int]]:
+        """Wall seconds, the workers' CPU seconds, the machine's idle CPU seconds, and the CPU
+        ticks of each other process of this session's autogroup."""
         tick = os.sysconf("SC_CLK_TCK")
-        cpu = 0
-        for pid in self.pids:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            cpu += int(fields[11]) + int(fields[12])
+        cpu = sum(_ticks(pid) for pid in self.pids)
         with open("/proc/stat") as f:
             v = f.readline().split()
-        return time.perf_counter(), cpu / tick, (int(v[4]) + int(v[5])) / tick
+        return time.perf_counter(), cpu / tick, (int(v[4]) + int(v[5])) / tick, self._kin_ticks()
+
+    def _kin_ticks(self) -> dict[int, int]:
+        ours = {*self.pids, os.getpid()}
+        out = {}
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or int(name) in ours:
+                continue
+            pid = int(name)
+            try:
+                if pid not in self.kin:
+                    with open(f"/proc/{pid}/autogroup") as f:
+                        self.kin[pid] = f.read().split()[0] == self.group
+                if self.kin[pid]:
+                    out[pid] = _ticks(pid)
+            except (OSError, IndexError):  # gone meanwhile
+                continue
+        return out
 
     def workers(self, active: list[int], sizes: list[int]) -> list[int]:
         """The workers to expand the next level (the fullest frontiers: the fewest moved)."""
@@ -481,14 +498,23 @@ class _Share:
         if wall < MEASURE_AT:
             return active
         got, idle = (now[1] - self.last[1]) / wall, (now[2] - self.last[2]) / wall
+        kin, before = now[3], self.last[3]
+        rivals = sum(t - before[p] for p, t in kin.items() if p in before) / os.sysconf("SC_CLK_TCK") / wall
         self.last = now
-        m = self.count(got, idle, len(active), len(sizes))
+        m = len(sizes) if rivals >= 0.1 else self.count(got, idle, len(active), len(sizes))
         return sorted(sorted(range(len(sizes)), key=lambda w: (-sizes[w], w))[:m])
 
     @staticmethod
     def count(got: float, idle: float, active: int, n: int) -> int:
         """``got``: the cores the ``active`` workers had; ``idle``: the cores nobody had."""
         return max(1, min(n, int(got + idle + 0.35)))
+
+
+def _ticks(pid: int) -> int:
+    """The CPU (user and system clock ticks) process ``pid`` has had."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
 
 
 def _take(results: list[dict], key: str) -> np.ndarray:
