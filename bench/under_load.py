@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -85,7 +86,7 @@ def run(config: str, workers: int, hogs: list[subprocess.Popen], timeout: float,
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=code[1], cwd=tempfile.gettempdir())
     try:
         out, err = p.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException:  # the timeout, Ctrl-C, a TERM: the search goes too
         p.kill()
         p.communicate()
         raise
@@ -166,6 +167,7 @@ def main(argv=None) -> int:
     ap.add_argument("extra", nargs="*", help="more options for check (after --)")
     a = ap.parse_args(argv)
     configs = a.config or ["wide-lost-response"]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a timeout's TERM: the hogs are still killed
     print(f"{os.cpu_count()} cores; load average {_load():.2f}; autogroup {_autogroup()}; "
           f"hogs in {'this session' if a.same_session else 'sessions of their own'}; "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
