@@ -74,7 +74,9 @@ def test_fewer_workers_expand_the_levels_where_they_got_fewer_cores_and_the_sear
     (0.6, 0.1, 2, 2, 1),  # a loaded machine
     (1.0, 0.0, 1, 2, 1),  # still one core
     (1.0, 0.9, 1, 2, 2),  # a core idle again
-    (1.4, 0.0, 2, 2, 1),  # under 1.65 cores two workers cost more than they gain (a fifth more CPU)
+    (1.4, 0.0, 2, 2, 2),  # two workers cost a fifth more CPU: from 1.25 cores they still gain
+    (1.2, 0.0, 2, 2, 1),
+    (1.0, 0.3, 1, 2, 1),  # a third of a core idle: not worth moving frontiers for
     (2.7, 0.3, 4, 4, 3),
 ])
 def test_the_workers_kept_are_about_the_cores_they_got_and_the_idle_ones(got, idle, active, n, m):
