@@ -60,6 +60,7 @@ def test_fewer_workers_expand_the_levels_where_they_got_fewer_cores_and_the_sear
     one = engine.search(model, model.properties())
     monkeypatch.setattr(engine, "MEASURE_AT", 0.0)  # a choice after every level
     monkeypatch.setattr(engine._Share, "of", classmethod(lambda cls, pool: cls(pool.pids)))  # autogroup or not
+    monkeypatch.setattr(engine._Share, "_kin_ticks", lambda self: {})  # whatever else this session runs
     # one worker, then both, level after level: every frontier moves both ways
     monkeypatch.setattr(engine._Share, "count", staticmethod(lambda got, idle, active, n: 1 if active == n else n))
     many = engine.search(model, model.properties(), workers=2)
