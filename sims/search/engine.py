@@ -103,8 +103,11 @@ class Outcome:
 
 
 #: fewer workers expand a level where they got fewer cores than they are (``_Share``), measured
-#: over at least MEASURE_AT seconds; off: every worker expands every level
-ADAPT = True
+#: over at least MEASURE_AT seconds. Off: every worker expands every level. Off by default: it
+#: saved wall and CPU on wide-lost-response beside another session's hog, but ``check --config
+#: wide`` beside one took 96.8 and 101.3 s with it against 76.5 and 77.2 s without
+#: (docs/performance.md, "Under load")
+ADAPT = False
 MEASURE_AT = 1.0
 
 #: below this many frontier states per worker a parallel search keeps going in
