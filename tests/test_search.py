@@ -49,6 +49,75 @@ def test_the_parallel_search_catches_a_seeded_bug_with_the_same_shortest_trace(f
     assert many.verdicts[b.breaks].status == "violated"
 
 
+def _outcome(o):
+    return (o.states, o.transitions, o.terminal_states), {k: (v[0], len(v[2]), v[3]) for k, v in o.verdicts.items()}
+
+
+def test_fewer_workers_expand_the_levels_where_they_got_fewer_cores_and_the_search_is_the_same(
+        fork_early, monkeypatch):
+    b = BUGS["no-idle-after-failure"]
+    model = Lifecycle(get_suite(b.member).members[0], b.rules)
+    one = engine.search(model, model.properties())
+    monkeypatch.setattr(engine, "MEASURE_AT", 0.0)  # a choice after every level
+    monkeypatch.setattr(engine._Share, "of", classmethod(lambda cls, pool: cls(pool.pids)))  # autogroup or not
+    monkeypatch.setattr(engine._Share, "_kin_ticks", lambda self: {})  # whatever else this session runs
+    # one worker, then both, level after level: every frontier moves both ways
+    monkeypatch.setattr(engine._Share, "count", staticmethod(lambda got, idle, active, n: 1 if active == n else n))
+    many = engine.search(model, model.properties(), workers=2)
+    assert many.workers == 2 and many.narrowed > 2
+    assert _outcome(many) == _outcome(one)
+    assert many.verdicts[b.breaks][0] == "violated"
+
+
+@pytest.mark.parametrize("got, idle, active, n, m", [
+    (1.9, 0.05, 2, 2, 2),  # a quiet machine: both cores
+    (1.0, 0.0, 2, 2, 1),  # beside another session's busy process: one core between the two
+    (0.6, 0.1, 2, 2, 1),  # a loaded machine
+    (1.0, 0.0, 1, 2, 1),  # still one core
+    (1.0, 0.9, 1, 2, 2),  # a core idle again
+    (1.4, 0.0, 2, 2, 2),  # two workers cost a fifth more CPU: from 1.25 cores they still gain
+    (1.2, 0.0, 2, 2, 1),
+    (1.0, 0.3, 1, 2, 1),  # a third of a core idle: not worth moving frontiers for
+    (2.7, 0.3, 4, 4, 3),
+])
+def test_the_workers_kept_are_about_the_cores_they_got_and_the_idle_ones(got, idle, active, n, m):
+    assert engine._Share.count(got, idle, active, n) == m
+
+
+def test_the_share_of_the_machine_is_read_from_proc():
+    import os
+
+    if not os.path.exists("/proc/stat"):
+        pytest.skip("no /proc")
+    share = engine._Share([os.getpid()])
+    sum(range(10**6))
+    assert share.workers([0, 1], [5, 7]) == [0, 1]  # under MEASURE_AT: as it was
+    share.last = (share.last[0] - engine.MEASURE_AT, *share.last[1:])
+    assert share.workers([0, 1], [5, 7]) in ([1], [0, 1])  # the fuller frontier stays
+
+
+def test_a_busy_process_of_the_same_session_keeps_every_worker():
+    import os
+    import subprocess
+    import sys
+
+    if not os.path.exists("/proc/self/autogroup"):
+        pytest.skip("no autogroup")
+    share = engine._Share([os.getpid()])
+    hog = subprocess.Popen([sys.executable, "-c", "while 1: pass"])  # this session's
+    try:
+        share.last = share._now()
+        share.last = (share.last[0] - engine.MEASURE_AT - 1.0, share.last[1] + 5.0, *share.last[2:])
+        import time
+
+        time.sleep(1.0)
+        # the workers "got" no core at all: only the busy process of this session keeps them
+        assert share.workers([0], [5, 7]) == [0, 1]
+    finally:
+        hog.kill()
+        hog.wait()
+
+
 def test_a_small_member_stays_in_one_process():
     r = explore(get_suite("tiny").members[0], workers=2)
     assert r.workers == 1
