@@ -31,7 +31,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable
@@ -98,17 +97,7 @@ class Outcome:
     por_broken: str = ""
     #: states expanded with an ample set, fully, and the steps put off (summed over shards)
     por_counts: tuple[int, int, int] = (0, 0, 0)
-    #: levels expanded by fewer workers than were started (``_Share``: the others got no core)
-    narrowed: int = 0
 
-
-#: fewer workers expand a level where they got fewer cores than they are (``_Share``), measured
-#: over at least MEASURE_AT seconds. Off: every worker expands every level. Off by default: it
-#: saved wall and CPU on wide-lost-response beside another session's hog, but ``check --config
-#: wide`` beside one took 96.8 and 101.3 s with it against 76.5 and 77.2 s without
-#: (docs/performance.md, "Under load")
-ADAPT = False
-MEASURE_AT = 1.0
 
 #: below this many frontier states per worker a parallel search keeps going in
 #: one process (forking and synchronising levels costs more than it saves)
@@ -179,10 +168,6 @@ class _Local:
     def call_one(self, w: int, item: tuple[str, object]) -> list:
         self.conns[w].send(item)
         return [self._recv(self.conns[w])]
-
-    @property
-    def pids(self) -> list[int]:
-        return [p.pid for p in self.procs]
 
     def close(self, abort: bool = False) -> None:
         """Let the workers end; ``abort`` (Ctrl-C, a failure): end them now."""
@@ -359,7 +344,6 @@ def _search(model: Lifecycle, props, *, symmetry, workers, max_states, progress,
         out = _conclude(model, props, symmetry, fingerprint, used, results, states, depth)
         out.workers_grown = grown
         out.peak_before_finish = before
-        out.narrowed = results[0].get("narrowed", 0)
         out.por = por
         counts = [r["por"] for r in results if r.get("por")]
         out.por_counts = tuple(sum(c[k] for c in counts) for k in range(3)) if counts else (0, 0, 0)
@@ -376,15 +360,12 @@ def _limit(cfg: Config, states: int, max_states: int, depth: int) -> None:
 
 def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
     settled: list[str] = []
-    level = narrowed = 0
+    level = 0
     mine = [b""] * n
-    share = _Share.of(pool)
-    active = list(range(n))
     while True:
         interrupt.check()
-        items = [("expand", (settled, b"".join(mine[o] for o in range(n) if o != w))) for w in range(n)]
-        claims = pool.call(items)
-        narrowed += len(active) < n
+        claims = pool.call([("expand", (settled, b"".join(mine[o] for o in range(n) if o != w)))
+                            for w in range(n)])
         decided = pool.call([("decide", ([claims[w][o] for w in range(n)], level)) for o in range(n)])
         level += 1
         accepted = pool.call([("accept", ([decided[o][w] for o in range(n)],)) for w in range(n)])
@@ -397,134 +378,25 @@ def _run_levels(pool, n, states, transitions, depth, cfg, max_states, progress):
             break
         depth += 1
         _limit(cfg, states, max_states, depth)
-        if share is not None:
-            active = share.workers(active, sizes)
-        _balance(pool, active, sizes)
+        _balance(pool, n, sizes)
         if progress:
             progress(states, transitions, depth)
     del mine
     before = _peak_rss()
     results = pool.finish() if hasattr(pool, "finish") else pool.call([("finish", ())] * n)
     results[0]["peak_before_finish"] = before
-    results[0]["narrowed"] = narrowed
     return results, states, transitions, depth
 
 
-def _balance(pool, active: list[int], sizes: list[int]) -> None:
-    """Move frontier states to the ``active`` workers (all those a worker that is not holds), and
-    from the fullest active one to the emptiest when they drift apart by a quarter."""
-    for w, size in enumerate(sizes):
-        if size and w not in active:
-            _move(pool, w, min(active, key=sizes.__getitem__), size, sizes)
-    mean = sum(sizes[w] for w in active) / len(active)
-    hi = max(active, key=sizes.__getitem__)
-    lo = min(active, key=sizes.__getitem__)
+def _balance(pool, n: int, sizes: list[int]) -> None:
+    """Move frontier states from the fullest shard to the emptiest when they drift apart."""
+    mean = sum(sizes) / n
+    hi = max(range(n), key=sizes.__getitem__)
+    lo = min(range(n), key=sizes.__getitem__)
     k = int(min(sizes[hi] - mean, mean - sizes[lo]))
     if k > 64 and sizes[hi] > 1.25 * mean:
-        _move(pool, hi, lo, k, sizes)
-
-
-def _move(pool, src: int, dst: int, k: int, sizes: list[int]) -> None:
-    (data,) = pool.call_one(src, ("give", (k,)))
-    pool.call_one(dst, ("take", (data,)))
-    sizes[src] -= k
-    sizes[dst] += k
-
-
-class _Share:
-    """How many workers expand the next level: about as many cores as they got over the last
-    levels plus those nobody used (Linux: ``/proc``).
-
-    Where the kernel shares the CPU between sessions (``sched_autogroup``: only then is this
-    on), workers beside another session's busy process get one session's share between them
-    however many they are: a second worker then adds the parallel search's overhead (about a
-    fifth more CPU), not a core. The workers left out expand nothing (their frontier goes to
-    the others) and still own their records; they come back when a core is idle again, or
-    when a process of this session is busy too: within a session the kernel shares the CPU
-    process by process, and more workers take more of the session's share."""
-
-    def __init__(self, pids: list[int]):
-        self.pids = pids
-        with open("/proc/self/autogroup") as f:
-            self.group = f.read().split()[0]
-        self.kin: dict[int, bool] = {}  # pid -> whether it is in this autogroup (changes only at setsid)
-        self.last = self._now()
-
-    @classmethod
-    def of(cls, pool) -> _Share | None:
-        """None where more workers than cores may still get more CPU: without autogroup the
-        kernel shares it process by process, so two workers beside a busy process get more than one."""
-        pids = getattr(pool, "pids", None)
-        if not ADAPT or not pids:
-            return None
-        try:
-            with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
-                if f.read().strip() != "1":
-                    return None
-            return cls(pids)
-        except (OSError, ValueError, IndexError):  # no /proc, no autogroup
-            return None
-
-    def _now(self) -> tuple[float, float, float, dict[int, int]]:
-        """Wall seconds, the workers' CPU seconds, the machine's idle CPU seconds, and the CPU
-        ticks of each other process of this session's autogroup."""
-        tick = os.sysconf("SC_CLK_TCK")
-        cpu = sum(_ticks(pid) for pid in self.pids)
-        with open("/proc/stat") as f:
-            v = f.readline().split()
-        return time.perf_counter(), cpu / tick, (int(v[4]) + int(v[5])) / tick, self._kin_ticks()
-
-    def _kin_ticks(self) -> dict[int, int]:
-        ours = {*self.pids, os.getpid()}
-        out = {}
-        for name in os.listdir("/proc"):
-            if not name.isdigit() or int(name) in ours:
-                continue
-            pid = int(name)
-            try:
-                if pid not in self.kin:
-                    with open(f"/proc/{pid}/autogroup") as f:
-                        self.kin[pid] = f.read().split()[0] == self.group
-                if self.kin[pid]:
-                    out[pid] = _ticks(pid)
-            except (OSError, IndexError):  # gone meanwhile
-                continue
-        return out
-
-    def workers(self, active: list[int], sizes: list[int]) -> list[int]:
-        """The workers to expand the next level (the fullest frontiers: the fewest moved)."""
-        try:
-            now = self._now()
-        except (OSError, ValueError, IndexError):  # pragma: no cover - a worker gone
-            return active
-        wall = now[0] - self.last[0]
-        if wall < MEASURE_AT:
-            return active
-        got, idle = (now[1] - self.last[1]) / wall, (now[2] - self.last[2]) / wall
-        kin, before = now[3], self.last[3]
-        rivals = sum(t - before[p] for p, t in kin.items() if p in before) / os.sysconf("SC_CLK_TCK") / wall
-        self.last = now
-        m = len(sizes) if rivals >= 0.1 else self.count(got, idle, len(active), len(sizes))
-        return sorted(sorted(range(len(sizes)), key=lambda w: (-sizes[w], w))[:m])
-
-    @staticmethod
-    def count(got: float, idle: float, active: int, n: int) -> int:
-        """``got``: the cores the ``active`` workers had; ``idle``: the cores nobody had.
-
-        Two workers cost about a fifth more CPU than one: they are worth it from about 1.25
-        cores. Fewer workers below ``active - 0.75`` cores, more from half a core idle (the gap
-        between keeps a load near the edge from moving frontiers back and forth)."""
-        cores = got + idle
-        if cores >= active - 0.75:
-            return max(active, min(n, int(cores + 0.5)))
-        return max(1, int(cores + 0.75))
-
-
-def _ticks(pid: int) -> int:
-    """The CPU (user and system clock ticks) process ``pid`` has had."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return int(fields[11]) + int(fields[12])
+        (data,) = pool.call_one(hi, ("give", (k,)))
+        pool.call_one(lo, ("take", (data,)))
 
 
 def _take(results: list[dict], key: str) -> np.ndarray:
