@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,22 @@ def committed_schema(version: str = "v2") -> Path:
     if problem:
         raise pytest.UsageError(f"tests/schema: {path.name} {problem}; copy it again from `acp-lifecycle schema pull`")
     return path
+
+
+def await_sigint_handler(pid: int, timeout: float = 10.0) -> None:
+    """Wait until process ``pid`` catches SIGINT (Linux: ``SigCgt`` in /proc/PID/status). Until the
+    interpreter has put in its handler, a Ctrl-C ends any Python program by the signal, before a
+    line of it runs: a test of a command's own Ctrl-C counts its delays from here."""
+    status = Path(f"/proc/{pid}/status")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            caught = next(ln for ln in status.read_text().splitlines() if ln.startswith("SigCgt:"))
+        except (OSError, StopIteration):  # not Linux: no wait
+            return
+        if int(caught.split()[1], 16) & (1 << (signal.SIGINT - 1)):
+            return
+        time.sleep(0.005)
 
 
 def pytest_configure(config):

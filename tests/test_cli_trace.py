@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp_lifecycle.model.wire_rules import Finding
+from conftest import await_sigint_handler
 from acp_lifecycle.sims.cli import main
 from acp_lifecycle.sims.cli.trace import finding_lines, rule_sentence
 from acp_lifecycle.sims.wire.transcript import Reader, TranscriptError
@@ -210,20 +211,6 @@ def _long_log(path: Path, copies: int) -> Path:
     return path
 
 
-def _await_sigint_handler(pid: int, timeout: float = 10.0) -> None:
-    """Wait until process ``pid`` catches SIGINT (Linux: ``SigCgt`` in /proc/PID/status)."""
-    status = Path(f"/proc/{pid}/status")
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            caught = next(ln for ln in status.read_text().splitlines() if ln.startswith("SigCgt:"))
-        except (OSError, StopIteration):  # not Linux: the old fixed delay only
-            return
-        if int(caught.split()[1], 16) & (1 << (signal.SIGINT - 1)):
-            return
-        time.sleep(0.005)
-
-
 @pytest.mark.parametrize("after", [0.05, 1.0])
 def test_ctrl_c_stops_trace_within_a_second_with_one_line_and_exit_130(tmp_path, after):
     log = _long_log(tmp_path / "long.jsonl", 400)
@@ -239,7 +226,7 @@ def test_ctrl_c_stops_trace_within_a_second_with_one_line_and_exit_130(tmp_path,
     # Until the interpreter has put in its own SIGINT handler, a Ctrl-C ends any Python program
     # by the signal (-2), before a line of it runs: count ``after`` from there (the start-up the
     # test is about is trace's, not the interpreter's, which a loaded machine can stretch past 0.05 s).
-    _await_sigint_handler(proc.pid)
+    await_sigint_handler(proc.pid)
     time.sleep(after)
     if proc.poll() is not None:
         pytest.skip("trace finished before the interrupt")  # pragma: no cover - a very fast machine

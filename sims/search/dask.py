@@ -49,7 +49,7 @@ def cluster(address: str | None, workers: int):
             with _stderr_to_devnull():
                 lc = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                               dashboard_address=":0")
-            with distributed.Client(lc) as client:
+            with _quiet_log(), distributed.Client(lc) as client:  # the client closes before the log is restored
                 yield client
         except BaseException:
             # Ctrl-C or a failure: end the processes this cluster started now
@@ -64,6 +64,23 @@ def cluster(address: str | None, workers: int):
                 raise UsageError(f"--dask {address}: cannot reach the scheduler ({e})") from None
         with client:
             yield client
+
+
+@contextmanager
+def _quiet_log():
+    """Meanwhile, nothing from the local scheduler's log (it runs in this process). A Ctrl-C from
+    the terminal ends the workers at once, and the scheduler's thread said so ("broadcast ...
+    failed: CommClosedError") before this thread could silence it; what goes wrong with a worker
+    otherwise comes back as the search's own one-line error (``_result``)."""
+    import logging
+
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
 
 
 @contextmanager
