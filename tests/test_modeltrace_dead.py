@@ -123,10 +123,15 @@ def test_a_message_id_reused_while_the_other_client_waits_is_still_found(two_cli
             e["msg"]["result"]["messageId"] = old
         elif _update(e).get("messageId") == new:
             _update(e)["messageId"] = old
+    _found_at_the_same_line_either_way(log, monkeypatch, late + 1)
+
+
+def _found_at_the_same_line_either_way(log, monkeypatch, line: int) -> None:
+    """The log is unexplained at ``line``, with the same verdict with and without forgetting."""
     forgetting, keeping = _both_ways(log, monkeypatch)
     assert not forgetting.explained and not forgetting.exhausted
     assert _verdict(forgetting) == _verdict(keeping)
-    assert forgetting.first_unexplained_line == late + 1
+    assert forgetting.first_unexplained_line == line
 
 
 def test_a_tool_call_id_reused_while_the_other_client_waits_is_still_found(two_clients, quick_only, monkeypatch):
@@ -141,10 +146,7 @@ def test_a_tool_call_id_reused_while_the_other_client_waits_is_still_found(two_c
     for e in log[late:]:
         if _update(e).get("toolCallId") == new:
             _update(e)["toolCallId"] = old
-    forgetting, keeping = _both_ways(log, monkeypatch)
-    assert not forgetting.explained and not forgetting.exhausted
-    assert _verdict(forgetting) == _verdict(keeping)
-    assert forgetting.first_unexplained_line == late + 1
+    _found_at_the_same_line_either_way(log, monkeypatch, late + 1)
 
 
 def _shape(step) -> tuple:

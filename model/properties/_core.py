@@ -249,6 +249,21 @@ def _updates(emitted: tuple) -> tuple:
     return got
 
 
+def echoes(step: Step) -> list:
+    """The user-message updates (whole or chunks) a step sent, with their clients."""
+    return [(c, m) for c, m in step.emitted if m[0] in ("user_message", "chunk")]
+
+
+def delivers(step: Step, *kinds: str) -> bool:
+    """Whether a client takes a message in the step: its own receive, or the agent sending one of ``kinds``."""
+    return step.action[0] == "ClientReceive" or any(m[0] in kinds for _, m in step.emitted)
+
+
+def stops_work(step: Step) -> bool:
+    """Whether the step is a failure that stops the foreground work."""
+    return step.action[0] == "AgentFailWork" and step.action[1] == "stops-work"
+
+
 def has_received(cl, mid: int) -> bool:
     """Has the client received a user message update for ``mid`` (not just its own optimistic copy)?"""
     return any(key == mid and not opt for key, _, opt in cl.view)

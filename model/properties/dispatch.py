@@ -1,7 +1,7 @@
 """Which step and sometimes properties a step can make true, derived from the properties' own code.
 
 A step is known to the dispatch by its *key*: its action's name and the kinds of the messages
-it sent, in order (``key_of``). Each property is run once per key on a view of a step that
+it sent, in order (``key_of``; the name alone for a step that sends nothing). Each property is run once per key on a view of a step that
 shows only that key (``_StepView``): the action's name, the sent messages' kinds, nothing of
 the states before and after, of the messages' contents or of where they went. A property that
 reads anything else raises ``Unread`` there and is kept for every step of that key; a
@@ -76,18 +76,20 @@ class _StepView(_Opaque):
 
     __slots__ = ("action", "emitted")
 
-    def __init__(self, key: tuple):
-        object.__setattr__(self, "action", _Head(key[0]))
-        object.__setattr__(self, "emitted", tuple((_OPAQUE, _Head(k)) for k in key[1:]))
+    def __init__(self, key):
+        name, kinds = (key, ()) if type(key) is str else (key[0], key[1:])
+        object.__setattr__(self, "action", _Head(name))
+        object.__setattr__(self, "emitted", tuple((_OPAQUE, _Head(k)) for k in kinds))
 
 
-def key_of(step: Step) -> tuple:
-    """The action's name and the kinds of the messages the step sent, in order."""
+def key_of(step: Step):
+    """The action's name and the kinds of the messages the step sent, in order; the name alone
+    (a string: cheaper to hash, a step at a time) for a step that sends nothing."""
     em = step.emitted
-    return (step.action[0],) if not em else (step.action[0], *[m[0] for _, m in em])
+    return step.action[0] if not em else (step.action[0], *[m[0] for _, m in em])
 
 
-def _decided(check, key: tuple) -> tuple[bool, object]:
+def _decided(check, key) -> tuple[bool, object]:
     """(True, verdict) where ``check`` comes to a verdict reading the key alone; (False, None) if not."""
     try:
         return True, check(_OPAQUE, _StepView(key))
@@ -109,7 +111,7 @@ def may_fire(p, step: Step) -> bool:
     return _may(p, key_of(step))
 
 
-def _may(p, key: tuple) -> bool:
+def _may(p, key) -> bool:
     got = _MAY.get((p.check, key))
     if got is None:
         decided, verdict = _decided(p.check, key)
@@ -126,7 +128,7 @@ class Dispatch:
         self._order = {p.id: k for k, p in enumerate(self.props)}
         self.settled: set[str] = set()
         self._judged = {p.id: p for p in self.props if p.judged}
-        self._by_key: dict[tuple, tuple] = {}
+        self._by_key: dict = {}
 
     def settle(self, pids) -> None:
         new = set(pids) - self.settled
@@ -135,15 +137,12 @@ class Dispatch:
             self._by_key.clear()
 
     def for_step(self, step: Step) -> tuple:
-        em = step.emitted
-        # key_of(step), written out (a call a step counts); a step that sends nothing is known by its name
-        key = step.action[0] if not em else (step.action[0], *[m[0] for _, m in em])
+        key = key_of(step)
         ps = self._by_key.get(key)
         if ps is None:
-            k = key if em else (key,)
             ps = self._by_key[key] = tuple(
                 p for p in self.props
-                if not p.judged and p.id not in self.settled and _may(p, k)
+                if not p.judged and p.id not in self.settled and _may(p, key)
             )
         if step.found:
             js = [self._judged[j] for j, _ in step.found if j in self._judged and j not in self.settled]

@@ -4,7 +4,8 @@ leave open, one function each, registered in ``PROPERTIES`` in this order."""
 from __future__ import annotations
 
 from ..system import IDLE, REQUIRES_ACTION, Step, System
-from ._core import idle_updates, judged_property, prop, request_of, request_of_any, state_updates, was_processed
+from ._core import (delivers, echoes, idle_updates, judged_property, prop, request_of, request_of_any, state_updates,
+                    stops_work, was_processed)
 
 __all__: list[str] = []
 
@@ -107,11 +108,11 @@ judged_property("distinct_message_ids")
 @prop("step", witnesses=("sometimes_live_echo",))
 def echo_names_an_inserted_message(pre: System, step: Step):
     """A live user-message update names an inserted message by its returned ID."""
-    echoes = _echoes(step)
-    if not echoes:
+    updates = echoes(step)
+    if not updates:
         return None
     mids = {m.mid for m in pre.agent.conv}
-    for c, m in echoes:
+    for c, m in updates:
         if not m[3] and m[1] not in mids:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, which no inserted message has"
     return None
@@ -120,22 +121,17 @@ def echo_names_an_inserted_message(pre: System, step: Step):
 @prop("step", witnesses=("sometimes_reserved_id_rejected",))
 def rejected_submission_never_echoed(pre: System, step: Step):
     """A rejected submission never appears as a user message."""
-    echoes = _echoes(step)
-    if not echoes:
+    updates = echoes(step)
+    if not updates:
         return None
     rejected = {r.mid for r in pre.agent.reqs if r.mid and any(a[0] == "err" for a in r.answers)}
-    for c, m in echoes:
+    for c, m in updates:
         if m[1] in rejected:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, whose prompt was rejected"
     return None
 
 
 judged_property("every_inserted_message_echoed")
-
-
-def _echoes(step: Step) -> list:
-    """The user-message updates (whole or chunks) a step sent, with their clients."""
-    return [(c, m) for c, m in step.emitted if m[0] in ("user_message", "chunk")]
 
 
 def _name(m: tuple) -> str:
@@ -150,7 +146,7 @@ def _name(m: tuple) -> str:
 @prop("step", witnesses=("sometimes_failure_ends_work", "sometimes_failure_before_response"))
 def failed_work_ends_with_error_idle(pre: System, step: Step):
     """A failure that stops work after insertion ends it with an idle carrying stopReason error."""
-    if step.action[0] == "AgentFailWork" and step.action[1] == "stops-work":
+    if stops_work(step):
         if not pre.agent.attached:
             # No connection to report on: the agent must still be idle afterwards.
             a = step.state.agent
@@ -260,7 +256,7 @@ def idle_ending_work_has_stop_reason(pre: System, step: Step):
 @prop("step", witnesses=("sometimes_failure_ends_work",), level="SHOULD")
 def error_idle_carries_details(pre: System, step: Step):
     """An error idle carries the error object of the failure when the agent has one."""
-    if step.action[0] == "AgentFailWork" and step.action[1] == "stops-work" and "no-details" not in step.action:
+    if stops_work(step) and "no-details" not in step.action:
         for m in idle_updates(step):
             if m[2] == "error" and not m[3]:
                 return "a failure with details (-32000) ended the work with an error idle that carries no error object"
@@ -433,11 +429,11 @@ def cancelled_permission_answered_cancelled(pre: System, step: Step):
 @prop("step", witnesses=("sometimes_replay",))
 def replay_preserves_ids(pre: System, step: Step):
     """Retained messages replay under the IDs they were returned with."""
-    echoes = _echoes(step)
-    if not echoes:
+    updates = echoes(step)
+    if not updates:
         return None
     retained = {m.mid for m in pre.agent.conv if m.retained}
-    for c, m in echoes:
+    for c, m in updates:
         if m[3] and m[1] not in retained:
             return f"replay to client {c} sent messageId {m[1]}, which no retained message has"
     return None
@@ -466,16 +462,14 @@ judged_property("no_replay_without_replay_from")
 @prop("step", expect="known_limitation", witnesses=("sometimes_response_lost",))
 def lost_response_recoverable(pre: System, step: Step):
     """After a resume with replay, a client knows which message its lost submission became."""
-    if not (step.action[0] == "ClientReceive" or any(m[0] == "resumed" for _, m in step.emitted)):
+    if not delivers(step, "resumed"):
         return None  # no client takes a message in the step, and no resume's response is sent
     s = step.state
-    by_key = retained = None
+    by_key = {(r.cid, r.rid): r for r in s.agent.reqs}
+    retained = {m.mid for m in s.agent.conv if m.retained}
     for c, (before, cl) in enumerate(zip(pre.clients, s.clients)):
         if before.resuming != 2 or cl.resuming or not cl.replayed:
             continue  # check when the client has just processed its replay's response (not lost the connection)
-        if by_key is None:
-            by_key = {(r.cid, r.rid): r for r in s.agent.reqs}
-            retained = {m.mid for m in s.agent.conv if m.retained}
         held = {key for key, _, opt in cl.view if key > 0 and not opt}
         for sub in cl.subs:
             r = by_key.get((c, sub.rid))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..system import IDLE, Step, System
-from ._core import (APPLIES, PROPERTIES, Property, always_applies, has_received, idle_updates, request_of,
-                    was_processed)
+from ._core import (APPLIES, PROPERTIES, Property, always_applies, delivers, echoes, has_received, idle_updates,
+                    request_of, stops_work, was_processed)
 
 __all__: list[str] = []
 
@@ -63,7 +63,7 @@ def sometimes_cancel_request_after_answer(pre, step):
 @_sometimes()
 def sometimes_failure_before_response(pre, step):
     """Work fails after insertion and before the prompt's response."""
-    if _stops_work(step):
+    if stops_work(step):
         w = pre.agent.work
         return any(r.phase == "inserted" and not r.answers and r.mid in w.inputs for r in pre.agent.reqs)
     return False
@@ -111,11 +111,7 @@ def sometimes_echo_to_two_clients(pre, step):
 @_sometimes()
 def sometimes_failure_ends_work(pre, step):
     """A failure stops foreground work."""
-    return _stops_work(step)
-
-
-def _stops_work(step: Step) -> bool:
-    return step.action[0] == "AgentFailWork" and step.action[1] == "stops-work"
+    return stops_work(step)
 
 
 @_sometimes()
@@ -145,7 +141,7 @@ def sometimes_idle_ends_work_with_tools(pre, step):
 @_sometimes()
 def sometimes_unfinished_tool_at_failure(pre, step):
     """A failure stops work while a tool call is unfinished."""
-    return _stops_work(step) and any(st not in ("completed", "failed") for _, st in pre.agent.work.tools)
+    return stops_work(step) and any(st not in ("completed", "failed") for _, st in pre.agent.work.tools)
 
 
 @_sometimes()
@@ -175,18 +171,13 @@ def sometimes_work_ends(pre, step):
 @_sometimes()
 def sometimes_echo_before_response(pre, step):
     """A client receives the echo of its own prompt before the response."""
-    return _delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=False, status="sent")
+    return delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=False, status="sent")
 
 
 @_sometimes()
 def sometimes_echo_after_response(pre, step):
     """A client receives the response to its prompt before the echo."""
-    return _delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=True, status="acknowledged")
-
-
-def _delivers(step: Step, *kinds: str) -> bool:
-    """Whether a client takes a message in the step: its own receive, or the agent sending one of ``kinds``."""
-    return step.action[0] == "ClientReceive" or any(m[0] in kinds for _, m in step.emitted)
+    return delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=True, status="acknowledged")
 
 
 def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
@@ -206,7 +197,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
 @_sometimes()
 def sometimes_identical_prompts_two_clients(pre, step):
     """Two clients have each associated an identical prompt with its own message."""
-    if not _delivers(step, "user_message", "chunk", "ok"):
+    if not delivers(step, "user_message", "chunk", "ok"):
         return False
     seen = {}
     for c, cl in enumerate(step.state.clients):
@@ -240,7 +231,7 @@ def sometimes_chunked_replay(pre, step):
 @_sometimes()
 def sometimes_command_replayed(pre, step):
     """A retained command is replayed."""
-    replays = [m for _, m in step.emitted if m[0] in ("user_message", "chunk") and m[3]]
+    replays = [m for _, m in echoes(step) if m[3]]
     if not replays:
         return False
     cmds = {m.mid for m in pre.agent.conv if m.kind == "command"}
@@ -276,7 +267,7 @@ def sometimes_retry(pre, step):
 @_sometimes()
 def sometimes_stale_idle(pre, step):
     """An idle reaches a client whose prompt no ended work has processed yet."""
-    if not _delivers(step, "state"):
+    if not delivers(step, "state"):
         return False
     for c, (before, after) in enumerate(zip(pre.clients, step.state.clients)):
         got_idle = any(cc == c and m[0] == "state" and m[1] == IDLE for cc, m in step.emitted)
@@ -298,7 +289,7 @@ def sometimes_cancel_reaches_running_work(pre, step):
 @_sometimes()
 def sometimes_client_resumed(pre, step):
     """A client completes a resume."""
-    return _delivers(step, "resumed") and any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))
+    return delivers(step, "resumed") and any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))
 
 
 @_sometimes()
