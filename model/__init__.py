@@ -6,8 +6,10 @@ Everything in ``__all__`` is re-exported from the private-ish modules below;
 
 from .bugs import BUGS, Bug, get_bug
 from .clauses import CITATIONS, CLAUSES, Clause, clause
-from .config import RFD_RULES, Config, ConfigError, Rules
+from .config import LIMITS, RFD_RULES, RULE_SETS, S240_RULES, Config, ConfigError, Rules, rule_set
 from .properties import BY_ID, PROPERTIES, Property
+from .spec import VOCAB, Lifecycle
+from .symmetry import SymmetryBroken
 from .system import Step, System, initial_state, successors
 from .wire import agent_message, client_message, step_messages
 
@@ -21,14 +23,19 @@ __all__ = [
     "Config",
     "ConfigError",
     "ForegroundMachine",
+    "LIMITS",
+    "Lifecycle",
     "MACHINES",
     "PROPERTIES",
     "PromptRequestMachine",
     "Property",
     "RFD_RULES",
+    "RULE_SETS",
     "Rules",
+    "S240_RULES",
     "Step",
     "SubmissionMachine",
+    "SymmetryBroken",
     "System",
     "ToolCallMachine",
     "agent_message",
@@ -39,6 +46,9 @@ __all__ = [
     "step_messages",
     "successors",
     "transition_table",
+    "rule_set",
+    "VARIANTS",
+    "VOCAB",
 ]
 
 #: loaded on first use: they build python-statemachine classes (and load that
@@ -48,6 +58,10 @@ _MACHINES = ("MACHINES", "ForegroundMachine", "PromptRequestMachine", "Submissio
 
 
 def __getattr__(name: str):
+    if name == "VARIANTS":  # read from the package's TOML files on first use
+        from .variants import VARIANTS
+
+        return VARIANTS
     if name in _MACHINES:
         from . import machines
 

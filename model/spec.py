@@ -7,6 +7,13 @@ knows nothing else of ACP. A seeded bug, a variant of the spec and a mutant are 
 same object with other ``Rules`` (``bug.rules``, ``variant.rules``, ``mutant.on()``: a
 mutant's faulty functions travel in ``Rules.parts``), never a patched module.
 
+Everything a way of running the model needs goes through this object: the search, fuzz, the
+explorer, ``trace --model`` and the scenarios import ``Lifecycle`` (and the values that make
+one: ``Config``, ``Rules``) from ``acp_lifecycle.model`` and nothing from the model's own
+modules (``tests/test_structure.py`` checks their imports). The object also renders a step's
+messages as JSON-RPC, checks the assumptions of the symmetry reduction, and names the
+model's vocabulary (``Lifecycle.vocab``: states, error codes, action kinds).
+
 >>> from acp_lifecycle.model.config import Config
 >>> m = Lifecycle(Config(name="doc"))
 >>> [step.action[0] for step in m.next_steps(m.init_states()[0])]
@@ -16,14 +23,33 @@ mutant's faulty functions travel in ``Rules.parts``), never a patched module.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from types import SimpleNamespace
 from typing import Callable
 
-from .config import RFD_RULES, Config, Rules
-from .properties import PROPERTIES, Property
-from .symmetry import canonicalizer, ids_opaque
+from . import state as _state
+from .config import RFD_RULES, STOP_REASONS, Config, Rules
+from .properties import BY_ID, PROPERTIES, Dispatch, Property, may_fire
+from .symmetry import canonicalizer, check_commutes, check_fresh_ids, ids_opaque, renumber_ids, renumbers
 from .system import Step, System, initial_state, successors
+from .wire import agent_message, client_message, step_messages, summary
 
-__all__ = ["Lifecycle"]
+__all__ = ["Lifecycle", "VOCAB"]
+
+#: The model's vocabulary, for the ways of running it: foreground states, the phases of a
+#: prompt before insertion, the JSON-RPC error codes the model agent uses, stop reasons and
+#: the name of every action a step can carry (``Step.action[0]``).
+VOCAB = SimpleNamespace(
+    IDLE=_state.IDLE,
+    RUNNING=_state.RUNNING,
+    REQUIRES_ACTION=_state.REQUIRES_ACTION,
+    NOT_INSERTED=_state.NOT_INSERTED,
+    ERR_CANCELLED=_state.ERR_CANCELLED,
+    ERR_INVALID=_state.ERR_INVALID,
+    ERR_FAILURE=_state.ERR_FAILURE,
+    ERR_INTERNAL=_state.ERR_INTERNAL,
+    STOP_REASONS=STOP_REASONS,
+    ACTION_KINDS=_state.ACTION_KINDS,
+)
 
 
 @dataclass(frozen=True)
@@ -33,12 +59,40 @@ class Lifecycle:
     cfg: Config
     rules: Rules = RFD_RULES
 
+    #: the model's vocabulary (``VOCAB``), on the class: ``Lifecycle.vocab.IDLE``
+    vocab = VOCAB
+
+    # --- the model -------------------------------------------------------------------
+
     def init_states(self) -> list[System]:
         return [initial_state(self.cfg)]
 
     def next_steps(self, s: System) -> list[Step]:
         """Every step enabled in ``s``, in a deterministic order."""
         return successors(s, self.cfg, self.rules)
+
+    @property
+    def action_kinds(self) -> tuple[str, ...]:
+        """Every action name a step of this model can carry."""
+        return self.vocab.ACTION_KINDS
+
+    def with_rules(self, rules: Rules) -> "Lifecycle":
+        return replace(self, rules=rules)
+
+    def with_config(self, cfg: Config) -> "Lifecycle":
+        return replace(self, cfg=cfg)
+
+    # --- properties ----------------------------------------------------------------
+
+    @staticmethod
+    def every_property() -> list[Property]:
+        """Every property of the model, whatever rule set makes it a rule."""
+        return PROPERTIES
+
+    @staticmethod
+    def property_by_id(pid: str) -> Property:
+        """The property named ``pid``; ``KeyError`` if none."""
+        return BY_ID[pid]
 
     def properties(self, every: list[Property] | None = None) -> list[Property]:
         """The properties that are rules of this rule set (of ``every``, by default all)."""
@@ -47,6 +101,18 @@ class Lifecycle:
     def expectation(self, p: Property) -> str:
         """What ``p`` is expected to do here ("" when it is no rule of this rule set)."""
         return p.expectation(self.rules)
+
+    @staticmethod
+    def dispatch(props) -> Dispatch:
+        """Which of the step and sometimes properties ``props`` can say anything of a step (``Dispatch``)."""
+        return Dispatch(props)
+
+    @staticmethod
+    def may_fire(p: Property, step: Step) -> bool:
+        """Whether the step or sometimes property ``p`` can say anything of ``step``."""
+        return may_fire(p, step)
+
+    # --- the symmetry reduction and its assumptions ---------------------------------
 
     def canonicalizer(self) -> Callable[[System], System] | None:
         """The symmetry reduction: a state to its class's representative (None: nothing to reduce)."""
@@ -57,5 +123,39 @@ class Lifecycle:
         """Whether the reduction renames message IDs (what ``model/symmetry.py`` then checks step by step)."""
         return ids_opaque(self.rules)
 
-    def with_rules(self, rules: Rules) -> "Lifecycle":
-        return replace(self, rules=rules)
+    @staticmethod
+    def renumber_ids(s: System) -> tuple[System, dict[int, int]]:
+        """``s`` with its message IDs numbered in order of first appearance, and the renaming."""
+        return renumber_ids(s)
+
+    @staticmethod
+    def renumbers(s: System) -> bool:
+        """Whether the representative of ``s`` renames its message IDs."""
+        return renumbers(s)
+
+    @staticmethod
+    def check_fresh_ids(pre: System, step: Step) -> str:
+        """Why ``step`` breaks the fresh-ID assumption ID renaming rests on ("" when it does not)."""
+        return check_fresh_ids(pre, step)
+
+    @staticmethod
+    def check_commutes(concrete: System, rep: System, canon, fingerprint, next_steps) -> str:
+        """Why ``concrete`` and its representative are no stand-ins for each other ("" when they are)."""
+        return check_commutes(concrete, rep, canon, fingerprint, next_steps)
+
+    # --- the wire --------------------------------------------------------------------
+
+    @staticmethod
+    def render(sender: str, msg: tuple) -> dict:
+        """A model message as JSON-RPC: ``sender`` "client" (client -> agent) or "agent"."""
+        return client_message(msg) if sender == "client" else agent_message(msg)
+
+    @staticmethod
+    def step_messages(pre: System, step: Step) -> list[tuple[str, int, dict]]:
+        """The wire messages of one step: ``[(direction, client, message), ...]``."""
+        return step_messages(pre, step)
+
+    @staticmethod
+    def summary(msg: dict) -> str:
+        """A one-line summary of a JSON-RPC message, for people."""
+        return summary(msg)
