@@ -131,6 +131,16 @@ class Config:
     #: (True), or reach the client in the step that sends them (False: see
     #: docs/model.md, "Instant delivery to clients", for why the verdicts agree)
     down_latency: bool = True
+    #: the bounds proposals add (``model/proposals``): ((name, value), ...) sorted; a bound not
+    #: named here is 0. Their ranges are in ``LIMITS`` once the proposal registry is loaded
+    extra: tuple[tuple[str, int], ...] = ()
+
+    def bound(self, name: str) -> int:
+        """A bound a proposal adds (0 when this configuration does not give it)."""
+        for k, v in self.extra:
+            if k == name:
+                return v
+        return 0
 
     def validate(self) -> "Config":
         """Return self, or raise ConfigError naming the first bad field."""
@@ -140,6 +150,12 @@ class Config:
                 value = getattr(self, f.name)
                 if not isinstance(value, int) or not lo <= value <= hi:
                     raise ConfigError(f"{f.name}={value!r} is out of range {lo}..{hi}")
+        for name, value in self.extra:
+            if name not in LIMITS:
+                raise ConfigError(f"{name}={value!r}: no bound of that name (a proposal's bound needs its proposal)")
+            lo, hi = LIMITS[name]
+            if not isinstance(value, int) or not lo <= value <= hi:
+                raise ConfigError(f"{name}={value!r} is out of range {lo}..{hi}")
         if not self.alphabet or any(s not in ALPHABET for s in self.alphabet):
             raise ConfigError(f"alphabet={self.alphabet!r}: symbols must come from {ALPHABET}")
         bad = [r for r in self.stop_reasons if r not in NORMAL_STOP_REASONS]
@@ -158,7 +174,12 @@ class Config:
         return min(most, self.total_prompts) if self.total_prompts else most
 
     def with_(self, **changes) -> "Config":
-        """A copy with some bounds changed, validated."""
+        """A copy with some bounds changed, validated; a proposal's bound goes into ``extra``."""
+        own = {f.name for f in fields(self)}
+        extra = {k: v for k, v in changes.items() if k not in own}
+        if extra:
+            changes = {k: v for k, v in changes.items() if k in own}
+            changes["extra"] = tuple(sorted({**dict(self.extra), **extra}.items()))
         return replace(self, **changes).validate()
 
 
@@ -293,6 +314,12 @@ class Rules:
     #: (the FAQ's possible future client-generated token)
     correlation_token: bool = False
 
+    # --- proposals ------------------------------------------------------------------
+    #: the protocol changes composed with the core (``model/proposals``), by name, sorted
+    proposals: tuple[str, ...] = ()
+    #: the values of their flags that differ from each flag's default: ((name, value), ...) sorted
+    flags: tuple[tuple[str, object], ...] = ()
+
     # --- the model's functions ------------------------------------------------
     #: the component functions (``parts.Parts``), for a mutant that replaces one;
     #: None: the model's own
@@ -300,6 +327,13 @@ class Rules:
 
     def with_(self, **changes) -> "Rules":
         return replace(self, **changes)
+
+    def flag(self, name: str, default=None):
+        """The value of a proposal's flag under these rules (``default`` when they do not set it)."""
+        for k, v in self.flags:
+            if k == name:
+                return v
+        return default
 
 
 RFD_RULES = Rules()
