@@ -162,7 +162,7 @@ class Monitor:
         self.findings.append(Finding(line, rule_id, severity, message))
 
     def _feed(self, line: int, states: dict, record, per: str = "view") -> None:
-        """Apply the judges with a state (``model/judges.py``) to a record of one connection (``per``
+        """Apply the judges with a state (``model/judges/``) to a record of one connection (``per``
         "connection", ``conn.judged``) or one session on it ("view", ``view.judged``); ``states`` holds
         what they remember there."""
         step = old = done = None
@@ -210,7 +210,7 @@ class Monitor:
                     self._add(line, jid, why)
 
     def _judge(self, line: int, record) -> None:
-        """Apply the judges (``model/judges.py``, one definition for check and trace) to a record."""
+        """Apply the judges (``model/judges/``, one definition for check and trace) to a record."""
         for rule_id, why in judge(record):
             self._add(line, rule_id, why)
 
@@ -730,7 +730,7 @@ class Monitor:
     def _end_of(self, conn: _Conn) -> None:
         label = conn.label
         owed = set()
-        for j in STATEFUL:  # the judges of what must have happened by the end (model/judges.py)
+        for j in STATEFUL:  # the judges of what must have happened by the end (model/judges/)
             if j.owes is not None and j.per == "connection":
                 for key, why in j.owes(conn.judged.get(j.id, j.start)):
                     req = conn.pending.get(key)
@@ -743,7 +743,7 @@ class Monitor:
             if view.closed_at:
                 continue
             session = self.sessions.get(sid)
-            for j in STATEFUL:  # the judges of a whole session (model/judges.py)
+            for j in STATEFUL:  # the judges of a whole session (model/judges/)
                 if j.owes is not None and j.per == "session":
                     for mid, why in j.owes(view.judged.get(j.id, j.start)):
                         line = view.acked.get(mid) or (session.message_ids.get(mid, 0) if session else 0)

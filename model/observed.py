@@ -1,9 +1,9 @@
 """What a participant observed: typed records of the messages it sent and received.
 
-The judges (``judges.py``) are rules over these records, and the records are built from what
+The judges (``judges/``) are rules over these records, and the records are built from what
 is on the wire (a transcript line, ``judges.record_of_json``) or what the model agent put on
 it (``judges.record_of_model``), never from the model's own bookkeeping. Each is a small
-immutable value with named fields; ``judges.py`` re-exports them.
+immutable value with named fields; ``judges/`` re-exports them.
 
 >>> StateUpdate("idle", "end_turn").stop_reason
 'end_turn'

@@ -191,7 +191,7 @@ class System(NamedTuple):
     up: tuple  # per client: messages client -> agent, head first
     down: tuple  # per client: messages agent -> client, head first
     used: Used
-    # what the judges remember of what each connection carried (``judges.py``): per
+    # what the judges remember of what each connection carried (``judges/``): per
     # judge with a state, per client, in the order of ``judges.STATEFUL``; a history
     # variable no participant reads
     seen: tuple = ()

@@ -90,7 +90,7 @@ _JSONRPC = "JSON-RPC 2.0"
 
 
 def _judge_rule(judge_id: str) -> Rule:
-    """The wire rule of a judge (``model/judges.py``): its one definition, level, rule set and clauses."""
+    """The wire rule of a judge (``model/judges/``): its one definition, level, rule set and clauses."""
     j = JUDGES[judge_id]
     return Rule(j.id, j.level, j.since, j.summary, j.clauses)
 

@@ -149,7 +149,7 @@ class SessionView:
     custom_work: int = 0  # line of a custom state reported right after idle (no standard state since)
     replayed_unknown: dict = field(default_factory=dict)  # messageId -> line: replayed, not known live yet
     reqaction_flagged: bool = False
-    judged: dict = field(default_factory=dict)  # judge id -> its state on this view (model/judges.py)
+    judged: dict = field(default_factory=dict)  # judge id -> its state on this view (model/judges/)
 
 
 @dataclass
@@ -163,7 +163,7 @@ class Connection:
     new_pending: int = 0
     #: the client's initialize carries an extension (a `_` key): it may have advertised custom states
     extensions: bool = False
-    judged: dict = field(default_factory=dict)  # judge id -> its state on this connection (model/judges.py)
+    judged: dict = field(default_factory=dict)  # judge id -> its state on this connection (model/judges/)
 
 
 @dataclass

@@ -90,7 +90,7 @@ def _property_tables() -> list[str]:
         "the obligation open), `sometimes` (some reachable step; the witnesses that show a "
         "guarded situation happens). *Rule of*: the rule sets that judge the property (`rfd+2.4.0`: "
         "a rule of the 2.4.0 text, not applicable under `rfd`). *Judged on*: `messages` for a judge "
-        "(`model/judges.py`: one definition, the same for `check` and `trace`), else why the property "
+        "(`model/judges/`: one definition, the same for `check` and `trace`), else why the property "
         "reads the model's state (`model/properties/internal.py`).",
         "",
         "| property | kind | expect | level | rule of | claim | clauses | witnesses | judged on |",

@@ -1,4 +1,4 @@
-"""One judge: a rule about messages is defined once (model/judges.py) and judges model runs and
+"""One judge: a rule about messages is defined once (model/judges/) and judges model runs and
 transcripts alike; the rules still defined twice are listed, and the list may only shrink."""
 
 import random

@@ -1,6 +1,6 @@
 """Which clauses each property of the model cites (``CITATIONS``).
 
-A judge (``model/judges.py``: a rule written once for check and trace) carries its own
+A judge (``model/judges/``: a rule written once for check and trace) carries its own
 clauses; they are added here under its id, so that this table lists every property. A
 property that exposes a *known limitation* of the RFD still cites its clauses: the model
 checks them by showing the counterexample.

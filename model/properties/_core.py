@@ -39,7 +39,7 @@ class Property:
     #: sometimes only: the situation is a choice a SHOULD of the 2.4.0 text
     #: discourages, so only a lenient agent makes it under rfd+2.4.0
     lenient_240: bool = False
-    #: the clauses, for a property built from a judge (``model/judges.py``), which
+    #: the clauses, for a property built from a judge (``model/judges/``), which
     #: carries its own; the others' are ``clauses.CITATIONS``
     cites: tuple[str, ...] = ()
 
@@ -60,7 +60,7 @@ class Property:
 
     @property
     def judged(self) -> bool:
-        """Whether the property is a judge of ``model/judges.py``: one definition for check and trace."""
+        """Whether the property is a judge of ``model/judges/``: one definition for check and trace."""
         return self.id in JUDGES
 
     @property
@@ -101,7 +101,7 @@ def prop(
 
 
 def judged_property(judge_id: str) -> None:
-    """Register the property of a judge (``model/judges.py``): it judges what the agent sent and
+    """Register the property of a judge (``model/judges/``): it judges what the agent sent and
     received in each step, with the judge's own definition, level, rule set and clauses."""
     j = JUDGES[judge_id]
     kind, check = ("step", _found_by(j.id)) if j.owes is None else ("eventually", _owed_by(j))

@@ -10,7 +10,7 @@ the key (it is a pure function of what it reads), so where that verdict is "noth
 skipped. Nobody lists which steps a property is about: a list written by hand could leave out
 a step the property should judge.
 
-A judged property (``model/judges.py``) reports what its judge found as the step was made
+A judged property (``model/judges/``) reports what its judge found as the step was made
 (``Step.found``), so it is dispatched from the step's findings, never run to find nothing.
 
 Assumption (checked over every step of the ``default`` members and the seeded bugs by

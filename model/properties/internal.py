@@ -1,6 +1,6 @@
 """Why a property is judged on the model's own state rather than, as a judge, on messages.
 
-A rule about what a participant sent or received is a judge (``model/judges.py``), one
+A rule about what a participant sent or received is a judge (``model/judges/``), one
 definition for ``check`` and ``trace``. The properties below read the model's state instead,
 each for the reason given: what they judge happens inside a participant. ``docs/clauses.md`` shows the
 reason beside each property; ``tests/test_judges.py`` checks that every property that is not

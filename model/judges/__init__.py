@@ -35,8 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
-from .config import STOP_REASONS
-from .observed import (
+from ..config import STOP_REASONS
+from ..observed import (
     CancelRequest,
     Closed,
     PromptError,
@@ -51,7 +51,7 @@ from .observed import (
     UserChunk,
     UserMessage,
 )
-from .records import compile_replace
+from ..records import compile_replace
 
 __all__ = [
     "JUDGES",
