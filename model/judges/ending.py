@@ -1,0 +1,188 @@
+"""Judges of how foreground work ends: one stop reason per ending, the tool calls of ended work, work a
+session/cancel reached."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from ..observed import Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
+from ..records import compile_replace
+from ._judge import Judge, put_pair, sorted_tuple
+
+__all__ = ['JUDGES']
+
+def _no_second_stop_reason(state, rec):
+    """state: the stop reason of the idle last reported on the view while it is still the last
+    state reported (None: the last state is not an idle with a stop reason)."""
+    t = type(rec)
+    if t is Closed:
+        return None, ""
+    if t is not StateUpdate:
+        return state, ""
+    if rec.state != "idle":
+        return None, ""
+    new = rec.stop_reason
+    if new is None:
+        return state, ""
+    if state is not None and new != state:
+        return new, f"work already reported idle with {state!r} is reported idle again with {new!r}"
+    return new, ""
+
+
+# --- tool calls of foreground work (two judges read the same history) ---------------------
+
+_WORKING = ("running", "requires_action")
+_FINAL = ("completed", "failed", "cancelled")
+
+
+class _Tools(NamedTuple):
+    """What one view (a session on a connection) was told of tool calls and foreground work."""
+
+    active: bool = False  # the state last reported is running or requires_action
+    working: tuple = ()  # ((tool id, status), ...) of the work in progress, sorted
+    ended: tuple = ()  # tool ids of work an idle has ended, sorted
+    status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of, sorted
+    background: tuple = ()  # tool ids the last state update listed as background
+    history: bool = False  # inside a resume with replay, before its snapshot: updates are history
+
+
+compile_replace(_Tools)
+
+
+def put_pair(pairs: tuple, key, value) -> tuple:
+    return sorted_tuple(tuple(p for p in pairs if p[0] != key) + ((key, value),))
+
+
+def sorted_tuple(items: tuple) -> tuple:
+    try:
+        return tuple(sorted(items))
+    except TypeError:
+        return tuple(sorted(items, key=repr))
+
+
+#: ``_tools``'s last question and answer, one tuple replaced whole (so safe across threads): its
+#: two judges read the same history of the same record, so the second asks what the first just did
+_tools_last: tuple = (None, None, None)
+
+
+def _tools(t: _Tools, rec):
+    """The history after ``rec``, and what ``rec`` broke: ("after-idle", tool id) for an update of a
+    tool call whose work an idle ended, ("unfinished", ids) for an error idle that leaves tool calls
+    of the work unfinished, or None."""
+    global _tools_last
+    last = _tools_last
+    if last[1] is rec and (last[0] is t or last[0] == t):
+        return last[2]
+    out = _tools_after(t, rec)
+    _tools_last = (t, rec, out)
+    return out
+
+
+def _tools_after(t: _Tools, rec):
+    """``_tools``, computed."""
+    k = type(rec)
+    if k is Closed:
+        return _Tools(), None
+    if k is ResumeRequest:
+        return t._replace(history=rec.replay), None
+    if k is ResumeResult:
+        return t._replace(history=False), None
+    if k is ToolUpdate:
+        return _tool_update(t, rec)
+    if k is not StateUpdate:
+        return t, None
+    t = t._replace(history=False, background=rec.background)
+    if rec.state in _WORKING:
+        return t._replace(active=True, working=t.working if t.active else ()), None
+    if rec.state != "idle" or not t.active:
+        return t._replace(active=False), None
+    bg = rec.background
+    broke = None
+    if rec.stop_reason == "error":
+        open_ = tuple(tid for tid, st in t.working if st not in _FINAL and tid not in bg)
+        broke = ("unfinished", open_) if open_ else None
+    ended = sorted_tuple(tuple(set(t.ended) | {tid for tid, _ in t.working if tid not in bg}))
+    # a final status stays final: only the others can still matter (an update without a status)
+    status = tuple(p for p in t.status if p[1] not in _FINAL)
+    return t._replace(active=False, working=(), ended=ended, status=status), broke
+
+
+def _tool_update(t: _Tools, rec: ToolUpdate):
+    tid, status = rec.tool_id, rec.status
+    known = dict(t.status)
+    broke = None
+    if not t.history:
+        if tid in t.ended:
+            broke = ("after-idle", tid)
+            t = t._replace(ended=tuple(x for x in t.ended if x != tid))
+        if t.active and tid not in t.background:
+            t = t._replace(working=put_pair(t.working, tid, status or dict(t.working).get(tid) or known.get(tid) or "pending"))
+    if status is not None or tid not in known:
+        t = t._replace(status=put_pair(t.status, tid, status or known.get(tid) or "pending"))
+    return t, broke
+
+
+def _no_update_after_idle_of_its_work(t: _Tools, rec):
+    t, broke = _tools(t, rec)
+    if broke and broke[0] == "after-idle":
+        return t, f"an update of tool call {broke[1]} after the idle that ended its work"
+    return t, ""
+
+
+def _tools_terminal_before_error_idle(t: _Tools, rec):
+    t, broke = _tools(t, rec)
+    if broke and broke[0] == "unfinished":
+        return t, f"the error idle leaves tool call(s) {list(broke[1])} unfinished"
+    return t, ""
+
+
+def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
+    """state: (the connection was last told of work in progress, a session/cancel came since)."""
+    k = type(rec)
+    working, cancelled = state
+    if k is SessionCancel:
+        return ((working, True) if working and not cancelled else state), ""
+    if not mine:
+        return state, ""
+    if k is Closed:
+        return (False, False), ""
+    if k is not StateUpdate:
+        return state, ""
+    if rec.state in _WORKING:
+        return (True, cancelled), ""
+    if rec.state != "idle":
+        return state, ""
+    why = ""
+    if working and cancelled and rec.stop_reason not in (None, "cancelled"):
+        why = f"work cancelled by session/cancel ended with stopReason {rec.stop_reason!r}"
+    return (False, False), why
+
+
+_RESUME = (ResumeRequest, ResumeResult, Closed)
+
+
+JUDGES = (
+    Judge("no_second_stop_reason", "MUST NOT", "rfd",
+          "work already reported idle is never reported idle again with another stop reason",
+          ("S240-STOP-REPEATED-NOT-COUNTED", "RFD-ERROR-ONLY-ENDING-FAILURES", "RFD-BACKGROUND-FAILURE-NO-STOP"),
+          (StateUpdate, Closed), None,
+          ("sometimes_repeated_idle",), per="view", step=_no_second_stop_reason),
+    Judge("no_update_after_idle_of_its_work", "MUST", "rfd",
+          "no tool call update of ended foreground work after its idle (background work and a resume's replay excepted)",
+          ("RFD-IDLE-AFTER-ALL-UPDATES", "S240-CANCEL-UPDATES-BEFORE-IDLE"), (StateUpdate, ToolUpdate) + _RESUME, None,
+          ("sometimes_idle_ends_work_with_tools",), per="view", start=_Tools(),
+          step=_no_update_after_idle_of_its_work),
+    Judge("tools_terminal_before_error_idle", "SHOULD", "rfd",
+          "before an error idle every tool call of the work has a terminal status", ("RFD-FAIL-TOOLS-TERMINAL",), (StateUpdate, ToolUpdate) + _RESUME, None,
+          ("sometimes_unfinished_tool_at_failure",), per="view", start=_Tools(),
+          step=_tools_terminal_before_error_idle),
+    Judge("cancelled_work_ends_cancelled", "MUST", "rfd",
+          "work in progress when session/cancel arrives (on any connection) ends idle with stopReason cancelled, "
+          "even when aborting raises",
+          ("RFD-CANCEL-EVEN-IF-ABORT-FAILS", "RFD-ERROR-MEANING", "S240-CANCEL-IDLE-CANCELLED",
+           "S240-STOP-CANCELLED-CATCH", "S240-STOP-CANCELLED-REPORT", "S240-CANCEL-ABORT-ERRORS",
+           "S240-CANCEL-SCOPE"),
+          (StateUpdate, SessionCancel, Closed), None,
+          ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
+          step=_cancelled_work_ends_cancelled),
+)
