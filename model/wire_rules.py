@@ -2,7 +2,7 @@
 
 Data, no logic: ``RULES`` is the registry (rule id -> ``Rule``), ``Finding`` one
 broken rule at a transcript line. The monitor that applies them is
-``model/monitor.py`` (which re-exports these names); ``docs/clauses.md`` lists,
+``model/monitor/`` (which re-exports these names); ``docs/clauses.md`` lists,
 per clause, the rules that cite it.
 
 A rule names its clause ids (``model/clauses/``) and the rule set that makes

@@ -66,7 +66,7 @@ class Clause:
     text: str
     #: empty when the model checks it; else one sentence: why it does not
     out_of_scope: str = ""
-    #: empty when a rule of the transcript monitor (model/monitor.py) judges it; else why no
+    #: empty when a rule of the transcript monitor (model/monitor/) judges it; else why no
     #: transcript can show it broken ("not on the wire: ..."; see WIRE_REASONS)
     wire: str = ""
 

@@ -76,7 +76,7 @@ S240: tuple[Clause, ...] = (
             "Wire-only rule of JSON-RPC framing: the model's participants number "
             "their requests with counters that never repeat, so no run of the model "
             "can break it; checked on the wire by `trace` (issue 10), rule "
-            "`request_id_not_reused` of model/monitor.py."
+            "`request_id_not_reused` of model/monitor/."
         ),
     ),
     _C(
@@ -154,7 +154,7 @@ S240: tuple[Clause, ...] = (
         out_of_scope=(
             "The model has no background work: every tool call belongs to the "
             "foreground work that started it; checked on the wire by `trace` (issue "
-            "10), rule `background_items_announced` of model/monitor.py."
+            "10), rule `background_items_announced` of model/monitor/."
         ),
     ),
     _C(
@@ -163,7 +163,7 @@ S240: tuple[Clause, ...] = (
         out_of_scope=(
             "The model has no background work: every tool call belongs to the "
             "foreground work that started it; checked on the wire by `trace` (issue "
-            "10), rule `background_final_before_removal` of model/monitor.py."
+            "10), rule `background_final_before_removal` of model/monitor/."
         ),
     ),
     _C(
@@ -173,7 +173,7 @@ S240: tuple[Clause, ...] = (
         out_of_scope=(
             "The model has no background work, so its state updates never carry a "
             "`background` list; checked on the wire by `trace` (issue 10), rule "
-            "`background_on_every_state_update` of model/monitor.py."
+            "`background_on_every_state_update` of model/monitor/."
         ),
     ),
     _C(
@@ -378,7 +378,7 @@ S240: tuple[Clause, ...] = (
         "sends no other messages for the session on that connection.",
         out_of_scope=(
             "The model has no `session/close`; checked on the wire by `trace` (issue "
-            "10), rule `nothing_after_close` of model/monitor.py."
+            "10), rule `nothing_after_close` of model/monitor/."
         ),
     ),
     _C(
@@ -397,7 +397,7 @@ S240: tuple[Clause, ...] = (
         "before responding successfully to `session/close`.",
         out_of_scope=(
             "The model has no `session/close`; checked on the wire by `trace` (issue "
-            "10), rule `close_ends_work_first` of model/monitor.py."
+            "10), rule `close_ends_work_first` of model/monitor/."
         ),
     ),
     _C(
@@ -414,7 +414,7 @@ S240: tuple[Clause, ...] = (
         "Agent MUST answer that request with `-32800` (Request Cancelled).",
         out_of_scope=(
             "The model has no `session/close`; checked on the wire by `trace` (issue "
-            "10), rule `close_answers_prompts_cancelled` of model/monitor.py."
+            "10), rule `close_answers_prompts_cancelled` of model/monitor/."
         ),
     ),
     _C(
@@ -433,7 +433,7 @@ S240: tuple[Clause, ...] = (
             "The model's permission requests carry no operation, so proceeding with "
             "one cannot be told from going on with the rest of the work; checked on "
             "the wire by `trace` (issue 10), rule `not_approved_not_proceeded` of "
-            "model/monitor.py."
+            "model/monitor/."
         ),
     ),
     _C(
@@ -515,12 +515,12 @@ S240: tuple[Clause, ...] = (
 
 
 # =============================================================================
-# Wire-only clauses checked by the transcript monitor (model/monitor.py).
+# Wire-only clauses checked by the transcript monitor (model/monitor/).
 # Added for `acp-lifecycle trace` (issue 10): 2.4.0 sentences about requests,
 # sessions and methods the model does not have. Verbatim, like every clause.
 # =============================================================================
 
-_MONITOR = "Wire-only rule: checked on transcripts by model/monitor.py (rule `{}`)"
+_MONITOR = "Wire-only rule: checked on transcripts by model/monitor/ (rule `{}`)"
 
 WIRE_ONLY: tuple[Clause, ...] = (
     _C(

@@ -7,7 +7,7 @@ same definition judges:
 * a model run: ``successors`` gives each judge the records of what the model agent received
   and sent in a step (``events_of_step``, ``observe``); what they find travels with the step
   (``Step.found``) to the property of the same id (``model/properties``, built from ``JUDGES``);
-* a transcript: ``trace`` (``model/monitor.py``) gives each judge the record of every
+* a transcript: ``trace`` (``model/monitor/``) gives each judge the record of every
   message of the log (``record_of_json``), as the wire rule of the same id
   (``model/wire_rules.py``, built from ``JUDGES``).
 

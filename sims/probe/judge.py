@@ -7,7 +7,7 @@ to what a v2 client would see through the project's v1-to-v2 bridge
 ``trace`` finding, the v1 line that caused the bridged line) and the bridged
 line:
 
-* ``source "trace"``: a rule of ``model/monitor.py`` broken in the bridged
+* ``source "trace"``: a rule of ``model/monitor/`` broken in the bridged
   transcript (``rule`` its id, ``level`` violation or warning, ``clause`` and
   ``quote`` the sentence it enforces);
 * ``source "bridge"``: something the bridge could not carry to v2 (``rule``

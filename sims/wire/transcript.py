@@ -13,7 +13,7 @@ Numbers are read exactly: integers of any size as Python ints, numbers with a
 fraction or exponent as ``RawFloat`` (a float that keeps its literal), so that
 request ids ``1``, ``1.0`` and ``"1"`` stay three ids.
 
-``check_transcript`` applies the rules of ``model/monitor.py`` (the same
+``check_transcript`` applies the rules of ``model/monitor/`` (the same
 definitions judge model runs and real transcripts). Findings name the rule
 (its clause and quoted sentence), a severity (``violation`` for a MUST,
 ``warning`` for a SHOULD, or for a 2.4.0 rule under ``--rules rfd``) and the
@@ -222,7 +222,7 @@ def _entry(raw: str, n: int, path, decoder: json.JSONDecoder = _DECODER) -> dict
 def check_transcript(
     entries: Iterable[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES
 ) -> list[Finding]:
-    """Every rule of ``model/monitor.py`` applied to a transcript, findings by line.
+    """Every rule of ``model/monitor/`` applied to a transcript, findings by line.
     ``entries`` may be ``read(path)``: the transcript is then never held whole."""
     monitor = Monitor(rules, partial, validator)
     for n, entry in entries:

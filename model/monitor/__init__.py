@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import json
 
-from .judges import (
+from ..judges import (
     STATEFUL,
     CancelRequest,
     PromptError,
@@ -70,7 +70,7 @@ from .judges import (
     judge,
     record_of_json,
 )
-from .wire_rules import (
+from ..wire_rules import (
     DEFAULT_RULES,
     FINAL_TOOL,
     KNOWN_STOP_REASONS,
@@ -84,20 +84,20 @@ from .wire_rules import (
     Rule,
 )
 # public in wire_state; the short local names stay until this module's rules are split out
-from .wire_state import Connection as _Conn
-from .wire_state import PendingRequest as _Request
-from .wire_state import RawFloat, id_key
-from .wire_state import ResumeWindow as _Resume
-from .wire_state import SessionRecord as _Session
-from .wire_state import SessionView as _View
-from .wire_state import background_items as _items
-from .wire_state import is_announced as _announced
-from .wire_state import is_final as _final
-from .wire_state import object_or_empty as _obj
-from .wire_state import permission_tool_call as _permission_tool
-from .wire_state import session_key as _sid
-from .wire_state import shown_id as _show
-from .wire_state import with_article as _a
+from ..wire_state import Connection as _Conn
+from ..wire_state import PendingRequest as _Request
+from ..wire_state import RawFloat, id_key
+from ..wire_state import ResumeWindow as _Resume
+from ..wire_state import SessionRecord as _Session
+from ..wire_state import SessionView as _View
+from ..wire_state import background_items as _items
+from ..wire_state import is_announced as _announced
+from ..wire_state import is_final as _final
+from ..wire_state import object_or_empty as _obj
+from ..wire_state import permission_tool_call as _permission_tool
+from ..wire_state import session_key as _sid
+from ..wire_state import shown_id as _show
+from ..wire_state import with_article as _a
 
 #: The judges with a state by (``per``, record type), in the order of ``STATEFUL``: looked up once per record
 _JUDGES_BY: dict[tuple[str, type], tuple] = {}
