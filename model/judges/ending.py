@@ -49,15 +49,8 @@ class _Tools(NamedTuple):
 compile_replace(_Tools)
 
 
-def put_pair(pairs: tuple, key, value) -> tuple:
-    return sorted_tuple(tuple(p for p in pairs if p[0] != key) + ((key, value),))
 
 
-def sorted_tuple(items: tuple) -> tuple:
-    try:
-        return tuple(sorted(items))
-    except TypeError:
-        return tuple(sorted(items, key=repr))
 
 
 #: ``_tools``'s last question and answer, one tuple replaced whole (so safe across threads): its
