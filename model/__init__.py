@@ -67,3 +67,11 @@ def __getattr__(name: str):
 
         return getattr(machines, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# The proposals (``model/proposals``): discovered once the model is loaded, so that their modules
+# can build on every part of it.
+from .proposals import registry as _registry  # noqa: E402
+from .wire_rules import add_proposal_rules as _add_proposal_rules  # noqa: E402
+
+_add_proposal_rules(_registry().values())

@@ -723,7 +723,8 @@ def _lose(s: System, c: int) -> Step:
     clients = drop_client(s, c)
     if s.down[c]:
         clients = replace_at(clients, c, clients[c]._replace(missed_messages=True))  # ghost: messages lost in transit
-    nxt = System(a, clients, replace_at(s.up, c, ()), replace_at(down, c, ()), s.used._replace(losses=s.used.losses + 1), s.seen)
+    nxt = s._replace(agent=a, clients=clients, up=replace_at(s.up, c, ()), down=replace_at(down, c, ()),
+                     used=s.used._replace(losses=s.used.losses + 1))
     return Step(("ConnectionLost", c), nxt, o_emitted)
 
 
@@ -755,5 +756,5 @@ def _restart(s: System, rules: Rules) -> Step:
         if s.down[c]:
             clients = replace_at(clients, c, clients[c]._replace(missed_messages=True))  # ghost: messages lost in transit
     n = len(clients)
-    nxt = System(a, clients, ((),) * n, ((),) * n, s.used._replace(restarts=s.used.restarts + 1), s.seen)
+    nxt = s._replace(agent=a, clients=clients, up=((),) * n, down=((),) * n, used=s.used._replace(restarts=s.used.restarts + 1))
     return Step(("AgentRestart",), nxt, ())

@@ -19,7 +19,8 @@ from dataclasses import dataclass, fields, replace
 #: python-statemachine classes, which a search does not need.
 STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
 
-__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS", "NORMAL_STOP_REASONS"]
+__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS", "EXTRA_LIMITS",
+           "NORMAL_STOP_REASONS"]
 
 
 class ConfigError(ValueError):
@@ -45,6 +46,10 @@ LIMITS: dict[str, tuple[int, int]] = {
     "agent_work": (0, 2),
     "retries": (0, 2),
 }
+
+#: The ranges of the bounds proposals add (``model/proposals``, ``Config.extra``), registered when the
+#: proposal registry is loaded: the core's bounds are ``LIMITS``.
+EXTRA_LIMITS: dict[str, tuple[int, int]] = {}
 
 #: Prompt contents. "a" and "b" are ordinary prompts; "/c" is a locally handled
 #: command ("Locally handled commands follow the same rule by inserting a
@@ -142,6 +147,10 @@ class Config:
                 return v
         return 0
 
+    def get(self, name: str) -> int:
+        """The value of a bound: one of ``LIMITS`` or one a proposal adds."""
+        return getattr(self, name) if name in LIMITS else self.bound(name)
+
     def validate(self) -> "Config":
         """Return self, or raise ConfigError naming the first bad field."""
         for f in fields(self):
@@ -151,9 +160,9 @@ class Config:
                 if not isinstance(value, int) or not lo <= value <= hi:
                     raise ConfigError(f"{f.name}={value!r} is out of range {lo}..{hi}")
         for name, value in self.extra:
-            if name not in LIMITS:
+            if name not in EXTRA_LIMITS:
                 raise ConfigError(f"{name}={value!r}: no bound of that name (a proposal's bound needs its proposal)")
-            lo, hi = LIMITS[name]
+            lo, hi = EXTRA_LIMITS[name]
             if not isinstance(value, int) or not lo <= value <= hi:
                 raise ConfigError(f"{name}={value!r} is out of range {lo}..{hi}")
         if not self.alphabet or any(s not in ALPHABET for s in self.alphabet):

@@ -27,8 +27,9 @@ from types import SimpleNamespace
 from typing import Callable
 
 from . import state as _state
+from .composition import composition
 from .config import RFD_RULES, STOP_REASONS, Config, Rules
-from .properties import BY_ID, PROPERTIES, Dispatch, Property, may_fire
+from .properties import Dispatch, Property, may_fire, properties_of, property_by_id
 from .symmetry import canonicalizer, check_commutes, check_fresh_ids, ids_opaque, renumber_ids, renumbers
 from .system import Step, System, initial_state, successors
 from .wire import agent_message, client_message, step_messages, summary
@@ -65,7 +66,7 @@ class Lifecycle:
     # --- the model -------------------------------------------------------------------
 
     def init_states(self) -> list[System]:
-        return [initial_state(self.cfg)]
+        return [initial_state(self.cfg, self.rules)]
 
     def next_steps(self, s: System) -> list[Step]:
         """Every step enabled in ``s``, in a deterministic order."""
@@ -73,8 +74,8 @@ class Lifecycle:
 
     @property
     def action_kinds(self) -> tuple[str, ...]:
-        """Every action name a step of this model can carry."""
-        return self.vocab.ACTION_KINDS
+        """Every action name a step of this model can carry (the core's and its proposals')."""
+        return composition(self.rules).action_kinds
 
     def with_rules(self, rules: Rules) -> "Lifecycle":
         return replace(self, rules=rules)
@@ -84,19 +85,17 @@ class Lifecycle:
 
     # --- properties ----------------------------------------------------------------
 
-    @staticmethod
-    def every_property() -> list[Property]:
-        """Every property of the model, whatever rule set makes it a rule."""
-        return PROPERTIES
+    def every_property(self) -> list[Property]:
+        """Every property of the core and of the proposals this rule set composes, whatever makes it a rule."""
+        return properties_of(self.rules)
 
-    @staticmethod
-    def property_by_id(pid: str) -> Property:
-        """The property named ``pid``; ``KeyError`` if none."""
-        return BY_ID[pid]
+    def property_by_id(self, pid: str) -> Property:
+        """The property named ``pid`` (the core's or a proposal's); ``KeyError`` if none."""
+        return property_by_id(pid, self.rules)
 
     def properties(self, every: list[Property] | None = None) -> list[Property]:
         """The properties that are rules of this rule set (of ``every``, by default all)."""
-        return [p for p in (PROPERTIES if every is None else every) if p.expectation(self.rules)]
+        return [p for p in (properties_of(self.rules) if every is None else every) if p.expectation(self.rules)]
 
     def expectation(self, p: Property) -> str:
         """What ``p`` is expected to do here ("" when it is no rule of this rule set)."""
@@ -123,20 +122,17 @@ class Lifecycle:
         """Whether the reduction renames message IDs (what ``model/symmetry.py`` then checks step by step)."""
         return ids_opaque(self.rules)
 
-    @staticmethod
-    def renumber_ids(s: System) -> tuple[System, dict[int, int]]:
+    def renumber_ids(self, s: System) -> tuple[System, dict[int, int]]:
         """``s`` with its message IDs numbered in order of first appearance, and the renaming."""
-        return renumber_ids(s)
+        return renumber_ids(s, self.rules)
 
-    @staticmethod
-    def renumbers(s: System) -> bool:
+    def renumbers(self, s: System) -> bool:
         """Whether the representative of ``s`` renames its message IDs."""
-        return renumbers(s)
+        return renumbers(s, self.rules)
 
-    @staticmethod
-    def check_fresh_ids(pre: System, step: Step) -> str:
+    def check_fresh_ids(self, pre: System, step: Step) -> str:
         """Why ``step`` breaks the fresh-ID assumption ID renaming rests on ("" when it does not)."""
-        return check_fresh_ids(pre, step)
+        return check_fresh_ids(pre, step, self.rules)
 
     @staticmethod
     def check_commutes(concrete: System, rep: System, canon, fingerprint, next_steps) -> str:

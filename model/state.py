@@ -35,6 +35,9 @@ __all__ = [
     "RUNNING",
     "REQUIRES_ACTION",
     "NOT_INSERTED",
+    "CLIENT_KINDS",
+    "AGENT_KINDS",
+    "IDS_AT",
 ]
 
 #: Every action name a step can carry (``Step.action[0]``), Actor + Verb.
@@ -195,6 +198,9 @@ class System(NamedTuple):
     # judge with a state, per client, in the order of ``judges.STATEFUL``; a history
     # variable no participant reads
     seen: tuple = ()
+    # what the proposals the rules compose keep (``model/proposals``): one value per proposal, in the
+    # order of ``Rules.proposals``; () for the core alone
+    ext: tuple = ()
 
 
 for _cls in (Req, Msg, Work, Agent, Sub, Client, Used, System):
@@ -213,6 +219,13 @@ class Step(NamedTuple):
 
 compile_replace(Step)
 
+
+#: The kinds of the core's messages (``msg[0]``), listed below: a proposal's kinds are others.
+CLIENT_KINDS = ("prompt", "cancel_req", "cancel", "perm_ans", "resume")
+AGENT_KINDS = ("ok", "err", "v1_prompt_result", "user_message", "chunk", "state", "tool", "perm", "perm_cancel", "notice",
+               "error_update", "resumed")
+#: where a core message carries a message ID (the symmetry reduction renames it)
+IDS_AT = {"ok": (2,), "user_message": (1,), "chunk": (1,)}
 
 # ---------------------------------------------------------------------------
 # Messages. Client -> agent:
@@ -237,12 +250,13 @@ compile_replace(Step)
 # ---------------------------------------------------------------------------
 
 
-def initial_state(cfg: Config) -> System:
-    """A new session: idle, every client attached, nothing sent yet."""
+def initial_state(cfg: Config, seen: tuple | None = None, ext: tuple = ()) -> System:
+    """A new session: idle, every client attached, nothing sent yet (``seen``: what the judges of the
+    rule set remember at the start, the core's by default; ``ext``: the proposals' states)."""
     n = cfg.clients
     client = Client(True, 0, False, (), (), IDLE, (), 1, 0, (), False)
     agent = Agent(IDLE, "", None, (), (), (), 1, (1 << n) - 1, (), frozenset(), (), 0)
-    return System(agent, (client,) * n, ((),) * n, ((),) * n, Used(), start(n))
+    return System(agent, (client,) * n, ((),) * n, ((),) * n, Used(), start(n) if seen is None else seen, ext)
 
 
 

@@ -40,8 +40,8 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Callable
 
+from .composition import Composition, composition
 from .config import RFD_RULES, Config, Rules
-from .judges import STATEFUL
 from .state import Msg, Req, System
 
 #: bitmask fields of a conversation message with one bit per client
@@ -79,8 +79,9 @@ def canonicalizer(rules: Rules, cfg: Config | None = None) -> Callable[[System],
     in names (one client, at most one message ID), so that the search skips
     the work."""
     rename = ids_opaque(rules)
+    comp = composition(rules)
     if cfg is not None:
-        ids = cfg.submissions + cfg.retries + cfg.imports
+        ids = cfg.submissions + cfg.retries + cfg.imports + comp.ids(cfg)
         if cfg.clients == 1 and (ids <= 1 or not rename):
             return None
 
@@ -92,13 +93,13 @@ def canonicalizer(rules: Rules, cfg: Config | None = None) -> Callable[[System],
     def canon(s: System) -> System:
         a = s.agent
         if rename and not (a is plain[0] or a is plain[1] or a is plain[2] or a is plain[3]):
-            t = _renumber_ids(s)
+            t = _renumber_ids(s, None, comp)
             if t is s:
                 plain.pop()
                 plain.insert(0, a)
             s = t
         if len(s.clients) > 1:
-            s = _sort_clients(s)
+            s = _sort_clients(s, comp)
         return s
 
     return canon
@@ -107,16 +108,16 @@ def canonicalizer(rules: Rules, cfg: Config | None = None) -> Callable[[System],
 # --- message IDs ----------------------------------------------------------------
 
 
-def renumber_ids(s: System) -> tuple[System, dict[int, int]]:
+def renumber_ids(s: System, rules: Rules = RFD_RULES) -> tuple[System, dict[int, int]]:
     """``s`` with its message IDs numbered in order of first appearance, and the
     renaming (old -> new; empty when none was needed). Only where
     ``ids_opaque(rules)``: the trace validator renames its ID bindings with it."""
     mp: dict[int, int] = {}
-    out = _renumber_ids(s, mp)
+    out = _renumber_ids(s, mp, composition(rules))
     return out, ({} if out is s or all(k == v for k, v in mp.items()) else mp)
 
 
-def _renumber_ids(s: System, mp: dict[int, int] | None = None) -> System:
+def _renumber_ids(s: System, mp: dict[int, int] | None = None, comp: Composition | None = None) -> System:
     a = s.agent
     if mp is None:
         mp = {}
@@ -176,30 +177,39 @@ def _renumber_ids(s: System, mp: dict[int, int] | None = None) -> System:
         else cl
         for cl in s.clients
     )
-    down = tuple(tuple(_renumber_msg(m, f) for m in chan) if chan else chan for chan in s.down)
+    comp = comp or composition(RFD_RULES)
+    ids_at = comp.ids_at
+    down = tuple(tuple(_renumber_msg(m, f, ids_at) for m in chan) if chan else chan for chan in s.down)
+    up = tuple(tuple(_renumber_msg(m, f, ids_at) for m in chan) if chan else chan for chan in s.up) if s.ext else s.up
     seen = tuple(
-        tuple(j.rename(x, f) for x in per) if j.rename is not None else per for j, per in zip(STATEFUL, s.seen)
+        tuple(j.rename(x, f) for x in per) if j.rename is not None else per for j, per in zip(comp.judges.stateful, s.seen)
     )
+    ext = comp.rename_ids(s.ext, f) if s.ext else s.ext
     # the counter starts past every ID in use: what it makes next is fresh
     agent = a._replace(reqs=reqs, conv=conv, work=work, issued=issued, pending=pending, next_id=len(mp) + 1)
-    return s._replace(agent=agent, clients=clients, down=down, seen=seen)
+    return s._replace(agent=agent, clients=clients, up=up, down=down, seen=seen, ext=ext)
 
 
-def _renumber_msg(m: tuple, f) -> tuple:
-    k = m[0]
-    if k == "ok":
-        return (k, m[1], f(m[2])) + m[3:]
-    if k == "user_message" or k == "chunk":
-        return (k, f(m[1])) + m[2:]
-    return m
+def _renumber_msg(m: tuple, f, ids_at: dict) -> tuple:
+    at = ids_at.get(m[0])
+    if not at:
+        return m
+    out = list(m)
+    for i in at:
+        if out[i]:
+            out[i] = f(out[i])
+    return tuple(out)
 
 
 # --- clients ----------------------------------------------------------------------
 
 
-def _sort_clients(s: System) -> System:
+def _sort_clients(s: System, comp: Composition) -> System:
     n = len(s.clients)
     clients, up, down = s.clients, s.up, s.down
+    if s.ext:
+        # what the proposals keep of each client tells clients apart too
+        clients = tuple((cl, comp.per_client(s.ext, c)) for c, cl in enumerate(clients))
     # Most states are told apart by the clients' own values and channels
     # (compared in C); the agent's side decides only between equal ones.
     try:
@@ -210,7 +220,7 @@ def _sort_clients(s: System) -> System:
             if p0 < p1:
                 return s
             if p1 < p0:
-                return permute_clients(s, [1, 0])
+                return permute_clients(s, [1, 0], comp)
             ties = True
         else:
             seen = _seen_by_client(s)
@@ -241,7 +251,7 @@ def _sort_clients(s: System) -> System:
             order = sorted(range(n), key=lambda c: repr(sigs[c]))
     if all(o == i for i, o in enumerate(order)):
         return s
-    return permute_clients(s, order)
+    return permute_clients(s, order, comp)
 
 
 def _seen_by_client(s: System) -> tuple:
@@ -249,8 +259,9 @@ def _seen_by_client(s: System) -> tuple:
     return tuple(zip(*s.seen)) if s.seen else ((),) * len(s.clients)
 
 
-def permute_clients(s: System, order: list[int]) -> System:
-    """The state with client ``order[i]`` renamed to ``i`` everywhere it is named."""
+def permute_clients(s: System, order: list[int], comp: Composition | None = None) -> System:
+    """The state with client ``order[i]`` renamed to ``i`` everywhere it is named (what the proposals of
+    ``comp`` keep included)."""
     inv, pick, bits = _renaming(tuple(order))
     a = s.agent
     reqs = tuple([r._replace(cid=inv[r.cid]) for r in a.reqs])
@@ -268,6 +279,7 @@ def permute_clients(s: System, order: list[int]) -> System:
         up=pick(s.up),
         down=tuple([tuple([token(m) for m in chan]) if chan else chan for chan in pick(s.down)]),
         seen=tuple(map(pick, s.seen)),
+        ext=(comp or composition(RFD_RULES)).permute(s.ext, inv, pick) if s.ext else s.ext,
     )
 
 
@@ -356,7 +368,7 @@ def _ids_before(pre: System) -> set:
 _before: list = [None, set()]
 
 
-def check_fresh_ids(pre: System, step) -> str:
+def check_fresh_ids(pre: System, step, rules: Rules = RFD_RULES) -> str:
     """Why ``step`` breaks the fresh-ID assumption ID renaming rests on ("" when it does not).
 
     Checked on the concrete successor, before it is renamed: an ID the agent did
@@ -372,19 +384,20 @@ def check_fresh_ids(pre: System, step) -> str:
         for m in after - _ids_before(pre):
             if not a.next_id <= m < b.next_id:
                 return f"{_label(step)} made message ID {m}, which its counter ({a.next_id}) did not give out"
+    ids_at = composition(rules).ids_at
     for _, msg in step.emitted:
-        k = msg[0]
-        mid = msg[2] if k == "ok" else msg[1] if k in ("user_message", "chunk") else 0
-        if mid and after is None:
-            after = _ids(step.state)
-        if mid and mid not in after:
-            return f"{_label(step)} sent message ID {mid}, which no message of the agent holds"
+        for i in ids_at.get(msg[0], ()):
+            mid = msg[i]
+            if mid and after is None:
+                after = _ids(step.state)
+            if mid and mid not in after:
+                return f"{_label(step)} sent message ID {mid}, which no message of the agent holds"
     return ""
 
 
-def renumbers(s: System) -> bool:
+def renumbers(s: System, rules: Rules = RFD_RULES) -> bool:
     """Whether the representative of ``s`` renames its message IDs."""
-    return _renumber_ids(s) is not s
+    return _renumber_ids(s, None, composition(rules)) is not s
 
 
 def check_commutes(concrete: System, rep: System, canon, fingerprint, next_steps) -> str:

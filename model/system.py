@@ -56,12 +56,14 @@ Abstractions, and why they are safe:
 from __future__ import annotations
 
 from . import parts as _parts
+from . import state as state_module
 from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answer, echo, end, insert, reject
 from .clients import client_receive, clients
-from .config import Config, Rules
-from .judges import events_of_step, observer
-from . import state as state_module
+from .composition import NONE, Composition, composition
+from .config import RFD_RULES, Config, Rules
+from .judges import events_of_step
 from .state import *  # noqa: F403 - re-exported: the model's state types and constants (state.__all__)
+from .state import initial_state as _core_initial_state
 from .state import replace_at
 
 __all__ = [*state_module.__all__, "successors"]
@@ -74,29 +76,53 @@ __all__ = [*state_module.__all__, "successors"]
 # ---------------------------------------------------------------------------
 
 
+def initial_state(cfg: Config, rules: Rules = RFD_RULES) -> System:
+    """A new session under ``rules``: idle, every client attached, nothing sent yet; what the rule
+    set's judges remember at the start, and what its proposals keep (``model/composition.py``)."""
+    comp = composition(rules)
+    if comp is NONE:
+        return _core_initial_state(cfg)
+    return _core_initial_state(cfg, comp.judges.start(cfg.clients), comp.start(cfg))
+
+
 def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
-    """Every step enabled in ``s``, in a deterministic order."""
+    """Every step enabled in ``s``, in a deterministic order: the core's, then the proposals' the rules compose."""
     out: list[Step] = []
     p = rules.parts or _DEFAULT
-    _transport(s, cfg, rules, out, p)
+    comp = _composed(rules)
+    _transport(s, cfg, rules, out, p, comp)
     p.agent_prompts(s, cfg, rules, out)
     p.agent_work(s, cfg, rules, out)
     p.agent_faults(s, cfg, rules, out)
     p.clients(s, cfg, rules, out)
+    if comp is not NONE:
+        out = comp.after_core(s, cfg, rules, out)
+        comp.add_steps(s, cfg, rules, out)
     if p.keep is not None:
         out = [step for step in out if p.keep(s, step)]
     if rules.protocol == "v1":
         out = [_without_state_updates(s, step) for step in out]
     if not cfg.down_latency:
-        out = [_flush(step, rules) for step in out]
-    observe = observer(s.seen)  # the steps of one state share its judges' memory
-    return [_judged(s, step, observe) for step in out]
+        out = [_flush(step, rules, comp) for step in out]
+    observe = comp.judges.observer(s.seen)  # the steps of one state share its judges' memory
+    records = comp.records if comp is not NONE else None
+    return [_judged(s, step, observe, records) for step in out]
 
 
-def _judged(pre: System, step: Step, observe) -> Step:
+#: the rule set asked last and its composition (a search asks the same one again and again)
+_LAST: list = [None, NONE]
+
+
+def _composed(rules: Rules) -> Composition:
+    if _LAST[0] is not rules:
+        _LAST[:] = [rules, composition(rules)]
+    return _LAST[1]
+
+
+def _judged(pre: System, step: Step, observe, records=None) -> Step:
     """The step with what the judges remember updated (``System.seen``): the judges are observers
     composed with the system, their state part of the explored state."""
-    events = events_of_step(pre, step)
+    events = events_of_step(pre, step, records)
     if not events:
         return step
     seen, found = observe(events)
@@ -118,11 +144,15 @@ def _without_state_updates(pre: System, step: Step) -> Step:
     return step._replace(state=s._replace(down=down), emitted=emitted)
 
 
-def _flush(step: Step, rules: Rules) -> Step:
+def _flush(step: Step, rules: Rules, comp: Composition = NONE) -> Step:
     """Deliver everything the step sent to the clients at once (down_latency=False)."""
     s = step.state
     if not any(s.down):
         return step
+    if comp.client_receive:
+        for c, chan in enumerate(s.down):
+            for msg in chan:
+                s = comp.client_receives(s, c, msg)
     clients = list(s.clients)
     receive = (rules.parts or _DEFAULT).client_receive
     # the model's own clients read only the client, the message and the rules (a mutant's may
@@ -156,14 +186,16 @@ def _received(rules: Rules) -> dict:
 # --- transport ----------------------------------------------------------------
 
 
-def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.Parts) -> None:
+def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.Parts, comp: Composition) -> None:
     for c in range(len(s.clients)):
-        if s.up[c]:
+        if s.up[c] and not (comp.receive and comp.take(s, cfg, rules, c, out)):
             p.agent_receive(s, c, rules, out)
         if s.down[c]:
             msg = s.down[c][0]
             clients = replace_at(s.clients, c, p.client_receive(s, c, s.clients[c], msg, rules))
             nxt = s._replace(clients=clients, down=replace_at(s.down, c, s.down[c][1:]))
+            if comp.client_receive:
+                nxt = comp.client_receives(nxt, c, msg)
             out.append(Step(("ClientReceive", c, msg[0]), nxt, ()))
 
 

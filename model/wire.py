@@ -7,6 +7,7 @@ the RFD's and the 2.4.0 schema's shapes. IDs render as strings (``msg_3``,
 
 from __future__ import annotations
 
+from .composition import message_of
 from .system import Step, System
 
 __all__ = ["SESSION", "client_message", "agent_message", "step_messages", "summary"]
@@ -55,7 +56,7 @@ def client_message(msg: tuple) -> dict:
         if msg[2]:
             params["replayFrom"] = {"type": "start"}
         return {"jsonrpc": "2.0", "id": msg[1], "method": "session/resume", "params": params}
-    raise ValueError(f"unknown client message {msg!r}")
+    return _proposal_message(msg, "client")
 
 
 def agent_message(msg: tuple) -> dict:
@@ -118,7 +119,15 @@ def agent_message(msg: tuple) -> dict:
         return _update({"sessionUpdate": "notice", "severity": "warning", "title": "Provider request failed; retrying"})
     if kind == "resumed":
         return {"jsonrpc": "2.0", "id": msg[1], "result": {}}
-    raise ValueError(f"unknown agent message {msg!r}")
+    return _proposal_message(msg, "agent")
+
+
+def _proposal_message(msg: tuple, sender: str) -> dict:
+    """A message a proposal adds (``model/proposals``), rendered as the proposal says."""
+    m = message_of(msg[0])
+    if m is None or m.sender != sender:
+        raise ValueError(f"unknown {sender} message {msg!r}")
+    return m.encode(msg)
 
 
 def step_messages(pre: System, step: Step) -> list[tuple[str, int, dict]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .clauses import CLAUSES
+from .clauses import lookup
 from .judges import JUDGES
 from .config import STOP_REASONS
 
@@ -34,6 +34,7 @@ __all__ = [
     "USER",
     "V1_STOP_REASONS",
     "WORKING",
+    "add_proposal_rules",
 ]
 
 RULE_SETS = ("rfd", "rfd+2.4.0")
@@ -66,6 +67,8 @@ class Rule:
     clauses: tuple[str, ...] = ()
     #: for the JSON-RPC envelope: (source, verbatim sentence)
     external: tuple[str, str] | None = None
+    #: the proposal whose judge it is (``model/proposals``); "" for the core's
+    proposal: str = ""
 
     @property
     def clause(self) -> str:
@@ -77,7 +80,7 @@ class Rule:
     def quote(self) -> str:
         """The first clause's sentence, with its source (line breaks of the source joined)."""
         if self.clauses:
-            c = CLAUSES.get(self.clauses[0])
+            c = lookup(self.clauses[0])
             if c is None:
                 return ""
             return f'{c.source}: "{" ".join(c.text.split())}"'
@@ -204,6 +207,16 @@ _RULES = (
 #: Every rule of the monitor, by id.
 RULES: dict[str, Rule] = {r.id: r for r in _RULES}
 assert len(RULES) == len(_RULES), "duplicate rule id"
+
+
+def add_proposal_rules(proposals) -> None:
+    """Register the wire rule of every judge of ``proposals`` (``acp_lifecycle.model`` calls it once the
+    proposal registry is loaded): ``trace`` judges a log with every proposal's rules."""
+    for p in proposals:
+        for j in p.judges:
+            if j.id in RULES and RULES[j.id].proposal != p.name:
+                raise ValueError(f"proposal {p.name!r}: rule {j.id!r} is already a rule")
+            RULES[j.id] = Rule(j.id, j.level, j.since, j.summary, j.clauses, proposal=p.name)
 
 
 @dataclass

@@ -60,6 +60,8 @@ def _clause_table() -> list[str]:
 
     wire: dict[str, list[str]] = {}
     for rule in RULES.values():
+        if rule.proposal:
+            continue  # the core's clause index: a proposal's rules are listed with its own clauses
         for cid in rule.clauses:
             wire.setdefault(cid, []).append(rule.id)
     breaking: dict[str, list[str]] = {}

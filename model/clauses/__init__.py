@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import replace
 
+from ..proposals import PROPOSALS
 from ._clause import LEVELS, SOURCES, Clause
 from .citations import CITATIONS
 from .rfd import RFD
@@ -36,6 +37,7 @@ __all__ = [
     "SOURCES",
     "WIRE_REASONS",
     "clause",
+    "lookup",
 ]
 
 _ALL: tuple[Clause, ...] = RFD + S240
@@ -131,6 +133,17 @@ for _cid, _why in WIRE_REASONS.items():
     CLAUSES[_cid] = replace(CLAUSES[_cid], wire=_why)
 
 
+def lookup(cid: str) -> Clause | None:
+    """The clause with id ``cid``: the core's, or a proposal's (``model/proposals``); None if none."""
+    c = CLAUSES.get(cid)
+    if c is None:
+        for p in PROPOSALS.values():
+            for pc in p.clauses:
+                if pc.id == cid:
+                    return pc
+    return c
+
+
 def clause(cid: str) -> Clause:
     """The clause with id ``cid``; ``KeyError`` naming it and near ids if none.
 
@@ -144,9 +157,11 @@ def clause(cid: str) -> Clause:
     KeyError: "no clause 'NOPE'; no similar id"
     """
     try:
-        return CLAUSES[cid]
-    except (KeyError, TypeError):
-        pass
+        found = lookup(cid)
+    except TypeError:
+        found = None
+    if found is not None:
+        return found
     key = str(cid).strip().upper().replace("_", "-")
     near = difflib.get_close_matches(key, CLAUSES, n=5, cutoff=0.6)
     if key in CLAUSES and key not in near:

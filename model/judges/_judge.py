@@ -47,6 +47,10 @@ class Judge:
     #: for a judge of a whole session: ``state -> state``, the state of a connection that joins the
     #: session later, from the state of one already in it (the start when None)
     join: Callable | None = None
+    #: the proposal that adds it (``model/proposals``); "" for the core's own
+    proposal: str = ""
+    #: ``rules -> bool``: whether it is a rule under ``rules`` where a proposal's flag decides (None: always)
+    when: Callable | None = None
 
     @property
     def types(self) -> tuple:

@@ -69,17 +69,21 @@ _CLOSED = Closed()
 _CANCEL = SessionCancel()
 
 
-def events_of_step(pre, step) -> list:
+def events_of_step(pre, step, records=None) -> list:
     """``(connection, record)`` for what the agent received and sent in a model step, in the
     order it did: the client message it took, then what it sent; a lost connection (or every
-    connection, at a restart) is ``Closed``."""
+    connection, at a restart) is ``Closed``. ``records``: ``(sender, msg) -> [record, ...]`` for the
+    messages of the proposals the rules compose (``Composition.records``), None for the core alone."""
     name = step.action[0]
     out = []
     if name == "AgentReceive" or name == "AgentResume":
         c = step.action[1]
-        rec = record_of_client(pre.up[c][0])
+        msg = pre.up[c][0]
+        rec = record_of_client(msg)
         if rec is not None:
             out.append((c, rec))
+        elif records is not None:
+            out.extend((c, r) for r in records("client", msg))
     elif name == "ConnectionLost":
         out.append((step.action[1], _CLOSED))
     elif name == "AgentRestart":
@@ -88,6 +92,8 @@ def events_of_step(pre, step) -> list:
         rec = record_of_model(msg)
         if rec is not None:
             out.append((c, rec))
+        elif records is not None:
+            out.extend((c, r) for r in records("agent", msg))
     return out
 
 

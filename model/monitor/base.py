@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+from ..composition import every_judge, wire_message
+from ..config import Rules, rule_set
+
 from ..judges import (
-    STATEFUL,
     Request,
     Response,
-    judge,
 )
 from ..wire_rules import (
     DEFAULT_RULES,
@@ -27,12 +28,18 @@ from ..wire_state import session_key as _sid
 from ..wire_state import shown_id as _show
 from ..wire_state import with_article as _a
 
-#: The judges with a state by (``per``, record type), in the order of ``STATEFUL``: looked up once per record
-_JUDGES_BY: dict[tuple[str, type], tuple] = {}
-for _j in STATEFUL:
-    for _t in _j.types:
-        _JUDGES_BY[(_j.per, _t)] = _JUDGES_BY.get((_j.per, _t), ()) + (_j,)
-_SESSION_JUDGES: dict[type, tuple] = {t: js for (per, t), js in _JUDGES_BY.items() if per == "session"}
+
+def _tables(judges) -> tuple[dict, dict]:
+    """The judges with a state by (``per``, record type), in their order, and those of a whole session by record
+    type: looked up once per record."""
+    by: dict[tuple[str, type], tuple] = {}
+    for j in judges.stateful:
+        for t in j.types:
+            by[(j.per, t)] = by.get((j.per, t), ()) + (j,)
+    return by, {t: js for (per, t), js in by.items() if per == "session"}
+
+
+_TABLES: dict = {}
 
 __all__ = ["MonitorBase", "joined"]
 
@@ -40,10 +47,22 @@ __all__ = ["MonitorBase", "joined"]
 class MonitorBase:
     """What every part of the monitor shares (``Monitor`` in ``__init__.py`` composes the parts)."""
 
-    def __init__(self, rules: str = DEFAULT_RULES, partial: bool = False, validator=None):
-        if rules not in RULE_SETS:
+    def __init__(self, rules: str | Rules = DEFAULT_RULES, partial: bool = False, validator=None):
+        if isinstance(rules, Rules):
+            model_rules = rules
+        elif rules in RULE_SETS:
+            model_rules = rule_set(rules)
+        else:
             raise ValueError(f"unknown rule set {rules!r}; one of {', '.join(RULE_SETS)}")
-        self.rules = rules
+        #: the text the rules follow ("rfd" or "rfd+2.4.0"), and the rules (a rule set or a variant's)
+        self.rules = model_rules.spec
+        self.model_rules = model_rules
+        #: the judges: the core's and every proposal's (``composition.every_judge``)
+        self.judges = every_judge(model_rules)
+        tables = _TABLES.get(self.judges)
+        if tables is None:
+            tables = _TABLES[self.judges] = _tables(self.judges)
+        self._judges_by, self._session_judges = tables
         self.partial = partial
         self.validator = validator
         self.findings: list[Finding] = []
@@ -63,6 +82,9 @@ class MonitorBase:
             elif rule.since == "2.4.0" and self.rules == "rfd":
                 severity = "warning"
                 message += " (a 2.4.0 rule; the RFD does not state it)"
+            elif rule.proposal and rule.proposal not in self.model_rules.proposals:
+                severity = "warning"
+                message += f" (a rule of the {rule.proposal} proposal, which these rules do not compose)"
             else:
                 severity = "violation"
         self.findings.append(Finding(line, rule_id, severity, message))
@@ -72,7 +94,7 @@ class MonitorBase:
         "connection", ``conn.judged``) or one session on it ("view", ``view.judged``); ``states`` holds
         what they remember there."""
         step = old = done = None
-        for j in _JUDGES_BY.get((per, type(record)), ()):
+        for j in self._judges_by.get((per, type(record)), ()):
             state = states.get(j.id, j.start)
             if j.step is not step or state is not old:
                 step, old = j.step, state
@@ -101,7 +123,7 @@ class MonitorBase:
             self._view(conn, key, _View())
         views = [(other is conn, view) for other in self._by_session[key].values()
                  if (view := other.views.get(key)) is not None and (other is conn or not view.closed_at)]
-        for j in _SESSION_JUDGES.get(type(record), ()):
+        for j in self._session_judges.get(type(record), ()):
             jid, step = j.id, j.step
             for _, view in views:
                 if jid not in view.judged:  # connections that join the session now start from what it is
@@ -117,8 +139,32 @@ class MonitorBase:
 
     def _judge(self, line: int, record) -> None:
         """Apply the judges (``model/judges/``, one definition for check and trace) to a record."""
-        for rule_id, why in judge(record):
+        for rule_id, why in self.judges.judge(record):
             self._add(line, rule_id, why)
+
+    def _proposal_record(self, n: int, conn: _Conn, sender: str, msg: dict, method: str | None = None,
+                         req: _Request | None = None) -> None:
+        """A message a proposal adds (``model/proposals``): the record it reads back as, fed to the judges that
+        read it (the generic request or response record went to the connection's judges already)."""
+        if req is None:
+            m = wire_message(sender, method=method)
+        else:
+            m = wire_message(sender, answers=req.method, error="error" in msg)
+        if m is None or m.read is None or m.record is None:
+            return
+        record = m.record(m.read(msg, req.params if req is not None else None))
+        if record is None:
+            return
+        self._judge(n, record)
+        self._feed(n, conn.judged, record, "connection")
+        sid = req.session if req is not None else _obj(msg.get("params")).get("sessionId")
+        if sid is None:
+            return
+        key = _sid(sid)
+        view = conn.views.get(key)
+        if view is not None:
+            self._feed(n, view.judged, record)
+        self._feed_session(n, conn, sid, record)
 
     # -- input -------------------------------------------------------------------
 
@@ -168,6 +214,7 @@ class MonitorBase:
                 self._client_call(n, conn, method, params, req)
             else:
                 self._agent_call(n, conn, method, params, req)
+            self._proposal_record(n, conn, sender, msg, method=method)
             return
         if key is None:
             return  # neither a call nor a response: the schema says so when it is there
@@ -193,6 +240,7 @@ class MonitorBase:
             self._agent_response(n, conn, req, msg)
         else:
             self._client_response(n, conn, req, msg)
+        self._proposal_record(n, conn, sender, msg, req=req)
 
     def _request(self, n, conn, sender, method, rid, params) -> _Request:
         if rid is None:

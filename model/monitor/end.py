@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 
-from ..judges import (
-    STATEFUL,
-)
 from ..wire_rules import (
     Finding,
 )
@@ -45,7 +42,7 @@ class EndMixin:
     def _end_of(self, conn: _Conn) -> None:
         label = conn.label
         owed = set()
-        for j in STATEFUL:  # the judges of what must have happened by the end (model/judges/)
+        for j in self.judges.stateful:  # the judges of what must have happened by the end (model/judges/)
             if j.owes is not None and j.per == "connection":
                 for key, why in j.owes(conn.judged.get(j.id, j.start)):
                     req = conn.pending.get(key)
@@ -58,7 +55,7 @@ class EndMixin:
             if view.closed_at:
                 continue
             session = self.sessions.get(sid)
-            for j in STATEFUL:  # the judges of a whole session (model/judges/)
+            for j in self.judges.stateful:  # the judges of a whole session (model/judges/)
                 if j.owes is not None and j.per == "session":
                     for mid, why in j.owes(view.judged.get(j.id, j.start)):
                         line = view.acked.get(mid) or (session.message_ids.get(mid, 0) if session else 0)

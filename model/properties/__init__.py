@@ -37,10 +37,50 @@ message was inserted, which prompts a session/cancel found not yet inserted).
 
 from __future__ import annotations
 
-from . import rules, witnesses  # noqa: F401 - importing them registers the properties, in this order
-from ._core import EXPECTATIONS, KINDS, PROPERTIES, Property
+from dataclasses import replace
+
+from ..composition import composition
+from ..proposals import PROPOSALS
+from . import rules as _rules, witnesses as _witnesses  # noqa: F401 - importing them registers the properties, in this order
+from ._core import EXPECTATIONS, KINDS, PROPERTIES, Property, owed_at
 from .dispatch import Dispatch, may_fire
 
-__all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS", "Dispatch", "may_fire"]
+__all__ = ["Property", "PROPERTIES", "BY_ID", "KINDS", "EXPECTATIONS", "Dispatch", "may_fire", "owed_at",
+           "properties_of", "property_by_id"]
 
+#: the core's properties by id (``property_by_id`` finds a proposal's too)
 BY_ID: dict[str, Property] = {p.id: p for p in PROPERTIES}
+
+
+def properties_of(rules) -> list[Property]:
+    """The core's properties and those of the proposals ``rules`` composes (``model/proposals``), in order.
+
+    A proposal's ``eventually`` property of a judge reads that judge's memory in ``System.seen``,
+    whose place depends on the judges the rule set runs: it is bound to it here."""
+    if not rules.proposals:
+        return PROPERTIES
+    comp = composition(rules)
+    at = {j.id: k for k, j in enumerate(comp.judges.stateful)}
+    out = list(PROPERTIES)
+    for p in comp.proposals:
+        for prop in p.properties:
+            if prop.kind == "eventually" and prop.id in at:
+                prop = replace(prop, check=owed_at(at[prop.id], comp.judges.stateful[at[prop.id]]))
+            out.append(prop)
+    return out
+
+
+def property_by_id(pid: str, rules=None) -> Property:
+    """The property ``pid``: the core's, or a proposal's (as ``properties_of(rules)`` gives it); KeyError if none."""
+    p = BY_ID.get(pid)
+    if p is not None:
+        return p
+    if rules is not None and rules.proposals:
+        for prop in properties_of(rules):
+            if prop.id == pid:
+                return prop
+    for proposal in PROPOSALS.values():
+        for prop in proposal.properties:
+            if prop.id == pid:
+                return prop
+    raise KeyError(pid)

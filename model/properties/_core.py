@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from ..clauses import CITATIONS, CLAUSES
+from ..clauses import CITATIONS, lookup
 from ..judges import JUDGES, STATEFUL
 from ..system import IDLE, Step, System
 
 # re-exported by the package; the helpers below without a leading underscore (prop, request_of,
 # idle_updates, ...) are this package's own: rules.py and witnesses.py write the properties with them
-__all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS"]
+__all__ = ["EXPECTATIONS", "KINDS", "PROPERTIES", "Property", "SPECS", "owed_at"]
 
 KINDS = ("always", "step", "eventually", "sometimes")
 EXPECTATIONS = ("must_hold", "known_limitation", "open_question", "reachable", "should")
@@ -42,9 +42,17 @@ class Property:
     #: the clauses, for a property built from a judge (``model/judges/``), which
     #: carries its own; the others' are ``clauses.CITATIONS``
     cites: tuple[str, ...] = ()
+    #: the proposal that adds it (``model/proposals``): a rule only of rule sets that compose it; "" for the core's
+    proposal: str = ""
+    #: ``rules -> bool``: whether it is a rule under ``rules`` where a proposal's flag decides (None: always)
+    when: Callable | None = None
+    #: built from a proposal's judge (the core's judges are ``JUDGES``)
+    from_judge: bool = False
 
     def expectation(self, rules) -> str:
         """What the property is expected to do under ``rules`` ("" when it is no rule of theirs)."""
+        if self.proposal and (self.proposal not in rules.proposals or (self.when is not None and not self.when(rules))):
+            return ""
         if self.spec == "2.4.0" and rules.spec != "rfd+2.4.0":
             return ""
         if self.lenient_240 and rules.spec == "rfd+2.4.0" and not rules.lenient:
@@ -61,14 +69,16 @@ class Property:
     @property
     def judged(self) -> bool:
         """Whether the property is a judge of ``model/judges/``: one definition for check and trace."""
-        return self.id in JUDGES
+        return self.from_judge or self.id in JUDGES
 
     @property
     def quote(self) -> str:
         """The first cited clause's sentence, with its source."""
         if not self.clauses:
             return ""
-        c = CLAUSES[self.clauses[0]]
+        c = lookup(self.clauses[0])
+        if c is None:
+            return ""
         return f'{c.source}: "{c.text}"'
 
 
@@ -114,7 +124,11 @@ def judged_property(judge_id: str) -> None:
 
 def _owed_by(j):
     """An ``eventually`` check: the first obligation the judge has open on some connection."""
-    k = STATEFUL.index(j)
+    return owed_at(STATEFUL.index(j), j)
+
+
+def owed_at(k: int, j):
+    """The ``eventually`` check of judge ``j``, whose memory is the ``k``-th of ``System.seen``."""
     owes = j.owes
 
     def check(s: System):

@@ -111,7 +111,8 @@ def echo_names_an_inserted_message(pre: System, step: Step):
     updates = echoes(step)
     if not updates:
         return None
-    mids = {m.mid for m in pre.agent.conv}
+    # inserted by the end of the step: a proposal's delivery inserts and reports in one step, insertion first
+    mids = {m.mid for m in step.state.agent.conv}
     for c, m in updates:
         if not m[3] and m[1] not in mids:
             return f"client {c} got a {_name(m)} for messageId {m[1]}, which no inserted message has"

@@ -27,10 +27,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
+from typing import Callable
 
-from ..config import LIMITS
+from ..config import EXTRA_LIMITS, LIMITS
 
-__all__ = ["Bound", "Document", "Flag", "Proposal", "ProposalError", "PROPOSALS", "flag_of", "get_proposal"]
+__all__ = ["Bound", "Document", "Flag", "Message", "Proposal", "ProposalError", "PROPOSALS", "StateSpec", "flag_of",
+           "get_proposal", "registry"]
 
 
 class ProposalError(ValueError):
@@ -73,6 +75,59 @@ class Bound:
     doc: str
 
 
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message a proposal adds: its model tuple ``(kind, ...)`` and its JSON-RPC form.
+
+    ``encode`` renders the tuple as JSON-RPC; ``read`` reads a wire message back into a tuple
+    (``(message, request params or None) -> tuple``, ids as they are on the wire), and ``record``
+    gives the record its judges read from a tuple: a model step and a transcript line give the
+    same record (one judge). A request names its method; a response names the method it answers.
+    """
+
+    kind: str
+    #: "client" (client -> agent) or "agent"
+    sender: str
+    encode: Callable[[tuple], dict]
+    #: the method it calls (a request or a notification); None for a response
+    method: str | None = None
+    #: for a response: the method of the request it answers (``error``: an error response)
+    answers: str | None = None
+    error: bool = False
+    #: the position of the JSON-RPC id in the tuple (a request's own, or the one a response answers)
+    rid_at: int | None = None
+    #: the positions of message IDs in the tuple (renamed with the agent's, by the symmetry reduction)
+    ids_at: tuple[int, ...] = ()
+    read: Callable | None = None
+    record: Callable | None = None
+    #: the JSON Schema of its ``params`` (a request or notification) or its ``result``/``error`` (a response)
+    schema: dict | None = None
+
+    @property
+    def request(self) -> bool:
+        """Whether it is a request (it has a method and an id)."""
+        return self.method is not None and self.rid_at is not None
+
+
+@dataclass(frozen=True, slots=True)
+class StateSpec:
+    """What a proposal keeps in the explored state (``System.ext``), and how the symmetry reduction renames it.
+
+    The value is the proposal's own (a NamedTuple, or tuples of them). ``client_fields`` and
+    ``id_fields`` name the fields, anywhere inside it, that hold a client index or a message ID;
+    ``per_client``, the field of the value that is a tuple with one entry per client. The
+    reduction renames these with the rest of the state (``model/composition.py``) and checks,
+    step by step, that the renamed state behaves the same.
+    """
+
+    start: Callable
+    client_fields: tuple[str, ...] = ()
+    id_fields: tuple[str, ...] = ()
+    per_client: str = ""
+    #: ``cfg -> int``: how many message IDs it may make in a run (for the reduction's quick exit)
+    ids: Callable = lambda cfg: 0
+
+
 @dataclass(frozen=True)
 class Proposal:
     """Everything one protocol change adds to the model (see the module docstring)."""
@@ -81,11 +136,34 @@ class Proposal:
     title: str
     document: Document
     summary: str
+    #: the quoted sentences (``Clause``, source = the proposal's name)
     clauses: tuple = ()
     flags: tuple[Flag, ...] = ()
     bounds: tuple[Bound, ...] = ()
-    #: everything else it declares (messages, actions, judges, witnesses): see ``model/proposals/_compose.py``
-    parts: dict = field(default_factory=dict)
+    messages: tuple[Message, ...] = ()
+    state: StateSpec | None = None
+    #: ``World -> None``: each adds the steps of one kind of action (the agent's or a client's)
+    steps: tuple[Callable, ...] = ()
+    #: kind -> ``(world, c, msg) -> None``: the agent takes the head of client c's channel. A core kind
+    #: (``$/cancel_request``'s "cancel_req") is taken only where ``claims`` says the message is the proposal's
+    receive: dict = field(default_factory=dict)
+    #: kind -> ``(world, c, msg) -> bool``: whether a message of a core kind is the proposal's to take
+    claims: dict = field(default_factory=dict)
+    #: kind -> ``(state, c, msg) -> state``: what client c's part of the proposal's state becomes when it
+    #: receives a message of that kind (its own kinds, or a core kind it watches)
+    client_receive: dict = field(default_factory=dict)
+    #: a core step's action name, or (name, kind) for a receive -> ``(world, step) -> Step | [Step]``: what
+    #: the proposal does in the same step (a session/cancel, a lost connection, a restart)
+    after: dict = field(default_factory=dict)
+    #: the action names its steps carry (``Step.action[0]``)
+    action_kinds: tuple[str, ...] = ()
+    judges: tuple = ()
+    #: its ``Property`` values: witnesses (``sometimes``) and rules judged on the model's state
+    properties: tuple = ()
+    #: property id -> why it is judged on the model's state rather than by a judge
+    why_not_judges: dict = field(default_factory=dict)
+    #: the members it adds to the named configurations that enable it: (suite name, Config)
+    members: tuple = ()
 
     def flag(self, name: str) -> Flag:
         for f in self.flags:
@@ -111,19 +189,35 @@ def _discover() -> dict[str, Proposal]:
     return found
 
 
-PROPOSALS: dict[str, Proposal] = _discover()
-
+#: every proposal, by name (filled by ``registry()``, which ``acp_lifecycle.model`` calls once on import)
+PROPOSALS: dict[str, Proposal] = {}
 #: every flag of every proposal, by name (flag names are unique across proposals)
 _FLAGS: dict[str, tuple[Proposal, Flag]] = {}
-for _p in PROPOSALS.values():
-    for _f in _p.flags:
-        if _f.name in _FLAGS:
-            raise ProposalError(f"flag {_f.name!r} is declared by {_FLAGS[_f.name][0].name!r} and {_p.name!r}")
-        _FLAGS[_f.name] = (_p, _f)
-    for _b in _p.bounds:
-        if _b.name in LIMITS:
-            raise ProposalError(f"bound {_b.name!r} of {_p.name!r} is already a bound")
-        LIMITS[_b.name] = _b.limit  # registration: ``--set`` and ``Config.validate`` know it now
+
+
+def registry() -> dict[str, Proposal]:
+    """``PROPOSALS``, discovered on the first call: each proposal's module imported, its flags and bounds
+    registered (``EXTRA_LIMITS`` gains the bounds' ranges, so that ``--set`` and ``Config.validate`` know them)."""
+    if PROPOSALS or _loaded:
+        return PROPOSALS
+    _loaded.append(True)
+    found = _discover()
+    for p in found.values():
+        for f in p.flags:
+            if f.name in _FLAGS:
+                raise ProposalError(f"flag {f.name!r} is declared by {_FLAGS[f.name][0].name!r} and {p.name!r}")
+            if f.default not in f.values:
+                raise ProposalError(f"flag {f.name!r} of {p.name!r}: its default {f.default!r} is not one of its values")
+            _FLAGS[f.name] = (p, f)
+        for bound in p.bounds:
+            if bound.name in LIMITS or bound.name in EXTRA_LIMITS:
+                raise ProposalError(f"bound {bound.name!r} of {p.name!r} is already a bound")
+            EXTRA_LIMITS[bound.name] = bound.limit
+    PROPOSALS.update(found)
+    return PROPOSALS
+
+
+_loaded: list = []
 
 
 def get_proposal(name: str) -> Proposal:

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from acp_lifecycle.model.config import Config, Rules, RFD_RULES
-from acp_lifecycle.model.properties import PROPERTIES, Property
+from acp_lifecycle.model.properties import Property
 from acp_lifecycle.model.spec import Lifecycle
 from acp_lifecycle.model.system import Step, System
 
@@ -142,7 +142,7 @@ def explore(
     ``por``: the partial-order reduction (``sims/search/por.py``): the same verdicts,
     fewer states, counterexamples perhaps longer.
     """
-    every = PROPERTIES if properties is None else properties
+    every = Lifecycle(cfg, rules).every_property() if properties is None else properties
     expect = {p.id: p.expectation(rules) for p in every}
     props = [p for p in every if expect[p.id] != ""]  # the others are no rules of this rule set
     t0 = time.perf_counter()

@@ -124,11 +124,9 @@ class Shard:
         return state
 
     def __setstate__(self, state):
-        from acp_lifecycle.model.properties import BY_ID
-
         ids, settled = state["checks"]
         self.__dict__.update(state)
-        self.checks = _Checks([BY_ID[i] for i in ids])
+        self.checks = _Checks([self.model.property_by_id(i) for i in ids])
         self.checks.settle(settled)
         self.canon = self.model.canonicalizer() if self.symmetry else None
         if self.por is not None:
@@ -136,9 +134,9 @@ class Shard:
 
     def _guard(self, s: System, step, post: System) -> None:
         """Raise ``SymmetryBroken`` where the step breaks what the reduction assumes."""
-        why = check_fresh_ids(s, step)
+        why = check_fresh_ids(s, step, self.model.rules)
         concrete = step.state
-        if not why and post is not concrete and concrete not in self._commutes and renumbers(concrete):
+        if not why and post is not concrete and concrete not in self._commutes and renumbers(concrete, self.model.rules):
             why = check_commutes(concrete, post, self.canon, FINGERPRINTS[self.fpname], self.model.next_steps)
             if not why:
                 # a state reached again by another step is simulated by its representative as before

@@ -75,6 +75,7 @@ def _share(s: System, parts: dict) -> System:
         parts.setdefault(s.down, s.down),
         parts.setdefault(s.used, s.used),
         parts.setdefault(s.seen, s.seen),
+        parts.setdefault(s.ext, s.ext),
     ))
 
 
