@@ -16,8 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from acp_lifecycle.model.config import RFD_RULES, Rules
-from acp_lifecycle.model.properties import PROPERTIES
+from acp_lifecycle.model import RFD_RULES, Lifecycle, Rules
 
 from acp_lifecycle.sims.configs import Suite
 from acp_lifecycle.sims.search import interrupt
@@ -105,7 +104,7 @@ def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster
                                  workers=workers, cluster=cluster, por=por)
     verdicts: dict[str, Verdict] = {}
     found_in: dict[str, str] = {}
-    for p in PROPERTIES:
+    for p in Lifecycle.every_property():
         best: Verdict | None = None
         where = ""
         for r in results:
@@ -162,8 +161,6 @@ def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmet
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, wait
 
-    from acp_lifecycle.model.properties import BY_ID
-
     pool = ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork"),
                                initializer=_quiet_child)
     try:
@@ -178,7 +175,7 @@ def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmet
                 results.append(None)
                 continue
             r, verdicts = got
-            r.verdicts = {k: Verdict(BY_ID[k], st, msg, trace, ending, applicable, expect)
+            r.verdicts = {k: Verdict(Lifecycle.property_by_id(k), st, msg, trace, ending, applicable, expect)
                           for k, (st, msg, trace, ending, applicable, expect) in verdicts.items()}
             if report:
                 report(r.states, r.transitions, r.depth)
