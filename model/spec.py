@@ -28,6 +28,7 @@ from typing import Callable
 
 from . import state as _state
 from .config import RFD_RULES, STOP_REASONS, Config, Rules
+from .judges import start as _judges_start
 from .properties import BY_ID, PROPERTIES, Dispatch, Property, may_fire
 from .symmetry import canonicalizer, check_commutes, check_fresh_ids, ids_opaque, renumber_ids, renumbers
 from .system import Step, System, initial_state, successors
@@ -111,6 +112,11 @@ class Lifecycle:
     def may_fire(p: Property, step: Step) -> bool:
         """Whether the step or sometimes property ``p`` can say anything of ``step``."""
         return may_fire(p, step)
+
+    def seen_at_start(self, clients: int) -> tuple:
+        """What the judges remember at the start of a session with ``clients`` connections
+        (``System.seen`` of the initial state): each stateful judge's start, per connection."""
+        return _judges_start(clients)
 
     # --- the symmetry reduction and its assumptions ---------------------------------
 
