@@ -165,3 +165,16 @@ def test_line_ids_name_what_unify_binds(monkeypatch):
         explain(parse_text(path.read_text(), str(path)), max_nodes=20_000, complete=True)
     assert not wrong, wrong[:3]
     assert len(binds) > 1000
+
+
+def test_forgetting_the_judges_memory_brings_it_back_to_where_the_model_starts():
+    model = Lifecycle(Config(name="two", clients=2))
+    (s,) = model.init_states()
+    start = s.seen
+    assert model.seen_at_start(2) == start
+    for _ in range(50):  # first steps until the judges remember something
+        if s.seen != start:
+            break
+        s = model.next_steps(s)[0].state
+    assert s.seen != start
+    assert settled.forget_seen(s, model).seen == start
