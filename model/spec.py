@@ -10,9 +10,9 @@ mutant's faulty functions travel in ``Rules.parts``), never a patched module.
 Everything a way of running the model needs goes through this object: the search, fuzz, the
 explorer, the model agent, ``trace --model`` and the scenarios import ``Lifecycle`` (and the
 values that make one: ``Config``, ``Rules``) from ``acp_lifecycle.model`` and nothing from the
-model's own modules (``tests/test_structure.py`` checks their imports). The object also renders a step's
-messages as JSON-RPC, checks the assumptions of the symmetry reduction, and names the
-model's vocabulary (``Lifecycle.vocab``: states, error codes, action kinds).
+model's own modules (``tests/test_structure.py`` checks their imports). The object also
+renders a step's messages as JSON-RPC, checks the assumptions of the symmetry reduction, and
+names the model's vocabulary (``Lifecycle.vocab``: states, error codes, action kinds).
 
 >>> from acp_lifecycle.model.config import Config
 >>> m = Lifecycle(Config(name="doc"))
