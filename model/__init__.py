@@ -47,6 +47,7 @@ __all__ = [
     "successors",
     "transition_table",
     "rule_set",
+    "PROPOSALS",
     "VARIANTS",
     "VOCAB",
 ]
@@ -62,6 +63,10 @@ def __getattr__(name: str):
         from .variants import VARIANTS
 
         return VARIANTS
+    if name == "PROPOSALS":  # the proposal registry: its files found on first use
+        from .proposals import PROPOSALS
+
+        return PROPOSALS
     if name in _MACHINES:
         from . import machines
 

@@ -8,11 +8,11 @@ same object with other ``Rules`` (``bug.rules``, ``variant.rules``, ``mutant.on(
 mutant's faulty functions travel in ``Rules.parts``), never a patched module.
 
 Everything a way of running the model needs goes through this object: the search, fuzz, the
-explorer, ``trace --model`` and the scenarios import ``Lifecycle`` (and the values that make
-one: ``Config``, ``Rules``) from ``acp_lifecycle.model`` and nothing from the model's own
-modules (``tests/test_structure.py`` checks their imports). The object also renders a step's
-messages as JSON-RPC, checks the assumptions of the symmetry reduction, and names the
-model's vocabulary (``Lifecycle.vocab``: states, error codes, action kinds).
+explorer, the model agent, ``trace --model`` and the scenarios import ``Lifecycle`` (and the
+values that make one: ``Config``, ``Rules``) from ``acp_lifecycle.model`` and nothing from the
+model's own modules (``tests/test_structure.py`` checks their imports). The object also
+renders a step's messages as JSON-RPC, checks the assumptions of the symmetry reduction, and
+names the model's vocabulary (``Lifecycle.vocab``: states, error codes, action kinds).
 
 >>> from acp_lifecycle.model.config import Config
 >>> m = Lifecycle(Config(name="doc"))
@@ -110,6 +110,11 @@ class Lifecycle:
     def may_fire(p: Property, step: Step) -> bool:
         """Whether the step or sometimes property ``p`` can say anything of ``step``."""
         return may_fire(p, step)
+
+    def seen_at_start(self, clients: int) -> tuple:
+        """What the judges remember at the start of a session with ``clients`` connections
+        (``System.seen`` of the initial state): each stateful judge's start, per connection."""
+        return composition(self.rules).judges.start(clients)
 
     # --- the symmetry reduction and its assumptions ---------------------------------
 

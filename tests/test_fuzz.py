@@ -258,7 +258,9 @@ def test_each_machine_is_a_module_level_subclass_with_its_own_record_and_an_inva
     invariants = sorted(name for name in vars(a) if name.startswith("always_"))
     always = [p.id for p in BY_ID.values() if p.kind == "always" and p.expectation(RFD_RULES)]
     assert [name.split("_", 2)[2] for name in invariants] == always
-    assert all(callable(getattr(ModelMachine, kind)) for kind in ACTION_KINDS)  # one rule per action kind
+    # one rule per action kind of the machine's model, on the machine's own class
+    assert a.model.action_kinds == ACTION_KINDS and all(callable(vars(a)[kind]) for kind in ACTION_KINDS)
+    assert not any(hasattr(ModelMachine, kind) for kind in ACTION_KINDS)
 
 
 def test_the_shrunk_trace_prints_as_numbered_steps_with_json_rpc_messages():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_lifecycle.model.config import RULE_SETS
+from acp_lifecycle.model import RULE_SETS, Config, Lifecycle
 from acp_lifecycle.sims.wire import modeltrace, settled
 from acp_lifecycle.sims.wire.modeltrace import explain
 from acp_lifecycle.sims.wire.transcript import export, parse_text
@@ -29,8 +29,8 @@ _spec.loader.exec_module(bench)
 def remembering(monkeypatch):
     """Explain without forgetting anything (the search as it was before sims/wire/settled.py)."""
     def off():
-        monkeypatch.setattr(modeltrace, "compacts", lambda rules, retain: False)
-        monkeypatch.setattr(modeltrace, "forget_seen", lambda s: s)
+        monkeypatch.setattr(modeltrace, "compacts", lambda model, retain: False)
+        monkeypatch.setattr(modeltrace, "forget_seen", lambda s, model: s)
     return off
 
 
@@ -82,7 +82,7 @@ def _both_ways(log: list[dict], remembering) -> tuple:
 def test_the_long_log_is_settled_and_forgotten_many_times(long_log, monkeypatch):
     calls = []
     real = modeltrace.forget_settled
-    monkeypatch.setattr(modeltrace, "forget_settled", lambda s: calls.append(1) or real(s))
+    monkeypatch.setattr(modeltrace, "forget_settled", lambda s, model: calls.append(1) or real(s, model))
     r = explain(list(enumerate(long_log, 1)), complete=True)
     assert r.explained, r.text()
     assert len(calls) > 10
@@ -134,11 +134,14 @@ def test_a_request_id_reused_long_after_is_still_found(long_log, remembering):
 
 
 def test_only_the_named_rule_sets_forget():
+    def searched(rules):  # the model object ``explain`` searches under ``rules``
+        return Lifecycle(Config(name="log"), settled.explain_rules(rules))
+
     for rules in RULE_SETS.values():
-        assert settled.compacts(settled.explain_rules(rules), retain=True)
-        assert not settled.compacts(settled.explain_rules(rules), retain=False)
-    assert not settled.compacts(settled.explain_rules(RULE_SETS["rfd"].with_(id_scheme="content")), retain=True)
-    assert not settled.compacts(settled.explain_rules(RULE_SETS["rfd"].with_(respond_late=True)), retain=True)
+        assert settled.compacts(searched(rules), retain=True)
+        assert not settled.compacts(searched(rules), retain=False)
+    assert not settled.compacts(searched(RULE_SETS["rfd"].with_(id_scheme="content")), retain=True)
+    assert not settled.compacts(searched(RULE_SETS["rfd"].with_(respond_late=True)), retain=True)
 
 
 def test_line_ids_name_what_unify_binds(monkeypatch):
@@ -162,3 +165,16 @@ def test_line_ids_name_what_unify_binds(monkeypatch):
         explain(parse_text(path.read_text(), str(path)), max_nodes=20_000, complete=True)
     assert not wrong, wrong[:3]
     assert len(binds) > 1000
+
+
+def test_forgetting_the_judges_memory_brings_it_back_to_where_the_model_starts():
+    model = Lifecycle(Config(name="two", clients=2))
+    (s,) = model.init_states()
+    start = s.seen
+    assert model.seen_at_start(2) == start
+    for _ in range(50):  # first steps until the judges remember something
+        if s.seen != start:
+            break
+        s = model.next_steps(s)[0].state
+    assert s.seen != start
+    assert settled.forget_seen(s, model).seen == start

@@ -11,6 +11,11 @@
    its own package; the names in it that they use are public.
 5. The layers point down: ``model/`` never imports ``sims/``, and only the command
    line imports the command line.
+6. The ways of running the model (the search and fuzz, the explorer, the model agent,
+   ``trace --model`` and the scenarios) reach it only through the model object: they
+   import from the model only the names the package ``acp_lifecycle.model`` exports for
+   them (``Lifecycle``, the values that make one, the vocabulary and the registries),
+   never one of its modules, and ask a ``Lifecycle`` for everything else (issue 33).
 
 The import name ``acp_lifecycle.model`` lives in the folder ``model/`` (and
 ``acp_lifecycle.sims`` in ``sims/``): the mapping is read from
@@ -51,6 +56,24 @@ UPWARD: dict[tuple[str, str], str] = {
 # (importing module, module it imports from): why private names cross between them for now
 PRIVATE_IMPORTS: dict[tuple[str, str], str] = {
 }
+
+# the ways of running the model that reach it only through the model object: packages and modules
+THROUGH_THE_MODEL_OBJECT = (
+    "acp_lifecycle.sims.search",
+    "acp_lifecycle.sims.explore",
+    "acp_lifecycle.sims.agent",
+    "acp_lifecycle.sims.scenarios",
+    "acp_lifecycle.sims.wire.modeltrace",
+    "acp_lifecycle.sims.wire.abstraction",
+    "acp_lifecycle.sims.wire.bounds",
+    "acp_lifecycle.sims.wire.settled",
+)
+
+# what they may import from the package acp_lifecycle.model (model/__init__.py)
+MODEL_FACADE = frozenset({
+    "Lifecycle", "VOCAB", "Config", "ConfigError", "Rules", "RULE_SETS", "RFD_RULES", "S240_RULES", "rule_set",
+    "LIMITS", "Property", "System", "Step", "SymmetryBroken", "BUGS", "VARIANTS", "PROPOSALS",
+})
 
 
 @cache
@@ -148,6 +171,20 @@ def private_imports() -> dict[tuple[str, str], list[str]]:
     return found
 
 
+def model_imports_past_the_object() -> dict[str, list[str]]:
+    """Module -> what it imports from the model other than the facade's names (any depth)."""
+    found: dict[str, list[str]] = {}
+    for module in modules():
+        if not any(module == m or module.startswith(m + ".") for m in THROUGH_THE_MODEL_OBJECT):
+            continue
+        for imported, name in imports(module):
+            if imported != "acp_lifecycle.model" and not imported.startswith("acp_lifecycle.model."):
+                continue
+            if imported != "acp_lifecycle.model" or name not in MODEL_FACADE:
+                found.setdefault(module, []).append(imported if name is None else f"{imported}.{name}")
+    return found
+
+
 def _check(found, allowed: dict, what: str):
     if not isinstance(found, dict):
         found = dict.fromkeys(found)
@@ -194,3 +231,21 @@ def test_the_layers_point_down_model_below_sims_and_only_the_command_line_import
             if imported.startswith(cli) and not module.startswith(cli):
                 upward.append((module, imported))
     assert set(upward) == set(UPWARD), set(upward) ^ set(UPWARD)
+
+
+def test_the_search_fuzz_explorer_agent_trace_model_and_scenarios_reach_the_model_through_its_object():
+    found = model_imports_past_the_object()
+    assert not found, f"imports from the model past its object (ask a Lifecycle, or add a method to it): {found}"
+    # the check sees those modules, their imports inside functions, and every kind of import
+    names = modules()
+    for m in THROUGH_THE_MODEL_OBJECT:
+        assert m in names, m
+    assert ("acp_lifecycle.model", "Lifecycle") in set(imports("acp_lifecycle.sims.search.fuzz"))
+    assert ("acp_lifecycle.model", "VARIANTS") in set(imports("acp_lifecycle.sims.explore.model_access"))
+
+
+def test_the_facade_exports_every_name_the_ways_of_running_it_may_import():
+    init = tree(modules()["acp_lifecycle.model"])
+    exported = next(ast.literal_eval(node.value) for node in init.body if isinstance(node, ast.Assign)
+                    and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets))
+    assert MODEL_FACADE <= set(exported), MODEL_FACADE - set(exported)

@@ -3,21 +3,16 @@
 The explorer and the model agent step the model one transition at a time. They
 reach the model only through this module: the initial state, the enabled steps,
 the properties judged on a state or a step, the JSON-RPC rendering of a step and
-the names of configurations, rule sets and seeded bugs. When the model becomes
-one object (initial states, actions, properties, symmetry), this module is what
-changes.
+the names of configurations, rule sets and seeded bugs. This module in turn reaches
+the model only through the model object (``Lifecycle``) and the names the package
+``acp_lifecycle.model`` exports (``tests/test_structure.py`` checks its imports).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from acp_lifecycle.model.bugs import BUGS
-from acp_lifecycle.model.config import RULE_SETS, Config, ConfigError, Rules
-from acp_lifecycle.model.properties import PROPERTIES, Property
-from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.model.system import Step, System
-from acp_lifecycle.model.wire import agent_message, client_message, step_messages, summary
+from acp_lifecycle.model import BUGS, RULE_SETS, Config, ConfigError, Lifecycle, Property, Rules, Step, System
 
 __all__ = [
     "BadRequest", "Model", "model_for", "names", "Step", "System", "Config", "Rules",
@@ -29,6 +24,21 @@ class BadRequest(ValueError):
     """A configuration, rule set, bug or path that does not name a run of the model (one line)."""
 
 
+def agent_message(msg: tuple) -> dict:
+    """A model message the agent sends, as JSON-RPC."""
+    return Lifecycle.render("agent", msg)
+
+
+def client_message(msg: tuple) -> dict:
+    """A model message a client sends, as JSON-RPC."""
+    return Lifecycle.render("client", msg)
+
+
+def summary(msg: dict) -> str:
+    """A one-line summary of a JSON-RPC message, for people."""
+    return Lifecycle.summary(msg)
+
+
 def action_text(action: tuple) -> str:
     """``("ClientSubmitPrompt", 0, "a")`` -> ``ClientSubmitPrompt(0, 'a')``."""
     name, *args = action
@@ -37,7 +47,7 @@ def action_text(action: tuple) -> str:
 
 def names() -> dict:
     """The configurations (suites and their members), rule sets (and spec variants) and seeded bugs the explorer offers."""
-    from acp_lifecycle.model.variants import VARIANTS
+    from acp_lifecycle.model import VARIANTS
     from acp_lifecycle.sims.configs import SUITES
 
     return {
@@ -109,7 +119,7 @@ class Model:
     # --- properties -----------------------------------------------------------------
     def properties(self) -> list[Property]:
         """The properties that are rules of this rule set."""
-        return [p for p in PROPERTIES if p.expectation(self.rules) != ""]
+        return self.model.properties()
 
     def step_findings(self, pre: System, step: Step) -> list[dict]:
         """What one step breaks: its ``step`` properties, and the ``always`` properties on the state it reaches."""
@@ -146,13 +156,14 @@ class Model:
         return out
 
     def _finding(self, p: Property, message: str) -> dict:
-        return {"property": p.id, "kind": p.kind, "level": p.level, "expect": p.expectation(self.rules),
+        return {"property": p.id, "kind": p.kind, "level": p.level, "expect": self.model.expectation(p),
                 "summary": p.summary, "message": message}
 
     # --- rendering -------------------------------------------------------------------
     def messages(self, pre: System, step: Step) -> list[dict]:
         """The JSON-RPC messages of one step, each with its direction, client and one-line summary."""
-        return [{"direction": d, "client": c, "message": m, "summary": summary(m)} for d, c, m in step_messages(pre, step)]
+        return [{"direction": d, "client": c, "message": m, "summary": summary(m)}
+                for d, c, m in self.model.step_messages(pre, step)]
 
     def check_traces(self) -> list[dict]:
         """Every counterexample and witness ``check`` finds on this member: property, outcome, path."""
@@ -188,8 +199,7 @@ class Model:
 def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: str = "", sets: str = "") -> Model:
     """The model a query names: a configuration (suite or member), a member of it, a rule set or a
     spec variant, a seeded bug, and bounds changed from the member's (``"failures=2,cancels=1"``)."""
-    from acp_lifecycle.model.variants import VARIANTS
-
+    from acp_lifecycle.model import VARIANTS
     from acp_lifecycle.sims.configs import get_suite
 
     try:

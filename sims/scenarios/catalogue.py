@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from acp_lifecycle.model.config import RFD_RULES, S240_RULES, Config, Rules
-from acp_lifecycle.model.properties import BY_ID
-from acp_lifecycle.model.system import ERR_CANCELLED, ERR_FAILURE, IDLE, RUNNING, System, successors
+from acp_lifecycle.model import RFD_RULES, S240_RULES, VOCAB, Config, Lifecycle, Rules, System
 
 from .core import (
     BEGIN,
@@ -36,7 +34,13 @@ from .core import (
     view_entries,
 )
 
+#: the model under the RFD, for its properties (the scenarios' are the core's)
+_CORE = Lifecycle(Config(name="scenarios"))
+
 __all__ = ["SCENARIOS", "run"]
+
+#: the model's vocabulary the expectations are written in
+IDLE, RUNNING, ERR_CANCELLED, ERR_FAILURE = VOCAB.IDLE, VOCAB.RUNNING, VOCAB.ERR_CANCELLED, VOCAB.ERR_FAILURE
 
 # ---------------------------------------------------------------------------
 # The scenarios, in the order of the RFD's implementation checklist
@@ -78,7 +82,7 @@ def _reserved(final: System, trace: Trace) -> None:
     for n in range(n_res, n_ins):
         pre = trace[n][0]
         require(pre.agent.reqs[0].phase == "reserved", f"before step {n + 1} the request should be reserved, not inserted")
-        offered = [st.action for st in successors(pre, _RESERVED, RFD_RULES) if st.action[0] == "AgentRespond"]
+        offered = [st.action for st in Lifecycle(_RESERVED, RFD_RULES).next_steps(pre) if st.action[0] == "AgentRespond"]
         require(not offered, f"before insertion the model offered {offered}: a success response with a reserved ID")
     early = [n for n, _, m in sent_messages(trace, "ok") if n < n_ins]
     require(not early, f"a success response was sent at step {early} before the insertion at step {n_ins}")
@@ -348,7 +352,7 @@ def _lost_retry(final: System, trace: Trace) -> None:
     require(contents == ["a", "a"], f"the retry should have created a second message, the conversation is {contents}")
     expect_shown_once(final, 0, 1, ("a",))
     expect_acknowledged(final, 0, 3, 2)
-    msg = BY_ID["retry_does_not_duplicate"].check(final)
+    msg = _CORE.property_by_id("retry_does_not_duplicate").check(final)
     require(msg, "retry_does_not_duplicate should report the second message (the RFD's known limitation)")
 
 
@@ -479,7 +483,7 @@ def _cancel_held(final: System, trace: Trace) -> None:
     require(not final.agent.conv and not sent_messages(trace, "user_message") and not sent_messages(trace, "chunk"), "the held prompt should never be echoed")
     require(idle_updates_sent(trace) == [("state", IDLE, "cancelled", 0)], f"the work should end cancelled, got {idle_updates_sent(trace)}")
     require(submission_of(final, 0, 1).status == "rejected", "the client should see its prompt rejected")
-    offered = [st.action for st in successors(final, _CANCEL_HELD, _RFD_240)]
+    offered = [st.action for st in Lifecycle(_CANCEL_HELD, _RFD_240).next_steps(final)]
     require(not offered, f"nothing should be left to do, the model offers {offered}")
 
 
@@ -595,7 +599,7 @@ def _agent_initiated(final: System, trace: Trace) -> None:
 )
 def _stale_idle(final: System, trace: Trace) -> None:
     """The first idle reached the client while its prompt was unprocessed, and the client's done list stayed empty throughout."""
-    stale = BY_ID["sometimes_stale_idle"]
+    stale = _CORE.property_by_id("sometimes_stale_idle")
     require(any(stale.check(pre, st) for pre, st in trace), "an idle should reach the client before its prompt is processed")
     require(all(not st.state.clients[0].done for _, st in trace), "the client should never believe a prompt processed from an idle")
     expect_acknowledged(final, 0, 1, 1)
@@ -666,7 +670,7 @@ def _no_replay(final: System, trace: Trace) -> None:
 )
 def _cancel_next(final: System, trace: Trace) -> None:
     """Client 0 cancelled work #1; the cancel reached the agent during work #2, which ended cancelled."""
-    race = BY_ID["session_cancel_stops_only_work_it_saw"]
+    race = _CORE.property_by_id("session_cancel_stops_only_work_it_saw")
     hits = [race.check(pre, st) for pre, st in trace]
     require(any(hits), "the open question should show: the cancel stops work it was not sent for")
     require(final.agent.stop == "cancelled", "work #2 (client 1's prompt) should end cancelled")

@@ -8,10 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from acp_lifecycle.model.config import Config, Rules
-from acp_lifecycle.model.properties import PROPERTIES
-from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.model.system import IDLE, Step, System
+from acp_lifecycle.model import VOCAB, Config, Lifecycle, Rules, Step, System
 
 from acp_lifecycle.sims.traces import action_text, trace_lines
 
@@ -60,7 +57,8 @@ class ScenarioRun:
 
 
 #: The properties a scenario checks after every step: what the RFD says must hold.
-CHECKED = tuple(p for p in PROPERTIES if p.kind in ("always", "step") and p.expect == "must_hold")
+CHECKED = tuple(p for p in Lifecycle(Config(name="scenarios")).every_property()
+                if p.kind in ("always", "step") and p.expect == "must_hold")
 
 
 def play(sc: Scenario) -> ScenarioRun:
@@ -70,7 +68,7 @@ def play(sc: Scenario) -> ScenarioRun:
     """
     model = Lifecycle(sc.config, sc.rules)
     (state,) = model.init_states()
-    _check_properties(sc, 0, None, state, None)
+    _check_properties(model, sc, 0, None, state, None)
     trace: Trace = []
     for n, label in enumerate(sc.steps, 1):
         enabled = model.next_steps(state)
@@ -82,7 +80,7 @@ def play(sc: Scenario) -> ScenarioRun:
                 f"scenario {sc.name}: step {n} {action_text(label)} {what}; enabled: {labels}"
             )
         step = matches[0]
-        _check_properties(sc, n, state, step.state, step)
+        _check_properties(model, sc, n, state, step.state, step)
         trace.append((state, step))
         state = step.state
     sc.expect(state, trace)
@@ -95,10 +93,11 @@ def render(r: ScenarioRun) -> list[str]:
     return [f"{sc.name}: {sc.title}", *trace_lines(r.trace), f"expected: {sc.summary} ... ok"]
 
 
-def _check_properties(sc: Scenario, n: int, pre: System | None, state: System, step: Step | None) -> None:
+def _check_properties(model: Lifecycle, sc: Scenario, n: int, pre: System | None, state: System,
+                      step: Step | None) -> None:
     where = f"step {n} {action_text(step.action)}" if step is not None else "the initial state"
     for p in CHECKED:
-        if p.expectation(sc.rules) != "must_hold":
+        if model.expectation(p) != "must_hold":
             continue  # not a rule of the scenario's rule set
         if p.kind == "always":
             msg = p.check(state)
@@ -216,7 +215,7 @@ def idle_updates_sent(trace: Trace) -> list[tuple]:
     for _, st in trace:
         seen = []
         for _, m in st.emitted:
-            if m[0] == "state" and m[1] == IDLE and m not in seen:
+            if m[0] == "state" and m[1] == VOCAB.IDLE and m not in seen:
                 seen.append(m)
         out.extend(seen)
     return out

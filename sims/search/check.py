@@ -16,8 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from acp_lifecycle.model.config import RFD_RULES, Rules
-from acp_lifecycle.model.spec import Lifecycle
+from acp_lifecycle.model import RFD_RULES, Lifecycle, Rules
 
 from acp_lifecycle.sims.configs import Suite
 from acp_lifecycle.sims.search import interrupt

@@ -37,11 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from acp_lifecycle.model.config import Config
-from acp_lifecycle.model.properties import Property
-from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.model.symmetry import SymmetryBroken
-from acp_lifecycle.model.system import System
+from acp_lifecycle.model import Config, Lifecycle, Property, SymmetryBroken, System
 from acp_lifecycle.sims.errors import TooLarge
 
 from . import interrupt

@@ -1,6 +1,6 @@
 """Exhaustive breadth-first exploration of the composed model.
 
-BFS from the initial state, checking every property of ``model.properties``:
+BFS from the initial state, checking every property of the rule set (``Lifecycle.properties``):
 ``always`` on each state, ``step`` and ``sometimes`` on each transition,
 ``eventually`` on the state graph (a reachable terminal state or bottom
 strongly connected component where the obligation is open). BFS order makes
@@ -11,7 +11,7 @@ representatives (``model/symmetry.py``) instead of whole states, traces
 rebuilt by running the model again, optionally on several processes or a
 Dask cluster. This module turns what it found into verdicts.
 
->>> from acp_lifecycle.model.config import Config
+>>> from acp_lifecycle.model import Config
 >>> r = explore(Config(name="doc"))
 >>> r.states > 0 and r.verdicts["success_only_after_insertion"].status
 'holds'
@@ -25,10 +25,7 @@ from typing import Callable
 
 import numpy as np
 
-from acp_lifecycle.model.config import Config, Rules, RFD_RULES
-from acp_lifecycle.model.properties import Property
-from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.model.system import Step, System
+from acp_lifecycle.model import RFD_RULES, Config, Lifecycle, Property, Rules, Step, System
 
 from .engine import TooLarge, search
 from .graph import cyclic_core
@@ -142,11 +139,12 @@ def explore(
     ``por``: the partial-order reduction (``sims/search/por.py``): the same verdicts,
     fewer states, counterexamples perhaps longer.
     """
-    every = Lifecycle(cfg, rules).every_property() if properties is None else properties
-    expect = {p.id: p.expectation(rules) for p in every}
+    model = Lifecycle(cfg, rules)
+    every = model.every_property() if properties is None else properties
+    expect = {p.id: model.expectation(p) for p in every}
     props = [p for p in every if expect[p.id] != ""]  # the others are no rules of this rule set
     t0 = time.perf_counter()
-    out = search(Lifecycle(cfg, rules), props, symmetry=symmetry, workers=workers, max_states=max_states,
+    out = search(model, props, symmetry=symmetry, workers=workers, max_states=max_states,
                  progress=progress, cluster=cluster, por=por)
     verdicts: dict[str, Verdict] = {}
     for p in every:

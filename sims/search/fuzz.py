@@ -2,17 +2,17 @@
 
 The same actions and the same property functions as the exhaustive explorer
 (``sims.search.explore``), with no second copy of any rule: Hypothesis only chooses
-*which* enabled step of ``model.system.successors`` to take next.
+*which* enabled step of the model object (``Lifecycle.next_steps``) to take next.
 
-* One ``@rule`` per action kind in ``ACTION_KINDS``. Its precondition is that a
-  step of that kind is enabled; a drawn integer picks one of the enabled steps
-  of that kind (shrinking prefers the first, in ``successors`` order).
+* One ``@rule`` per action kind of the model (``Lifecycle.action_kinds``). Its precondition
+  is that a step of that kind is enabled; a drawn integer picks one of the enabled steps
+  of that kind (shrinking prefers the first, in ``next_steps`` order).
   ``ClientSubmitPrompt`` and ``ClientRetryPrompt`` put ``(client, request id)``
   into the ``requests`` bundle; ``ClientCancelRequest`` draws a request from it,
   so a cancel always names a request some client really sent.
 * One ``@invariant`` per ``always`` property; every ``step`` and ``sometimes``
   property is checked on every step taken (those that can say anything of it,
-  ``model/properties/dispatch.py``, in ``PROPERTIES`` order). In ``teardown`` the run is driven to a terminal state
+  ``Lifecycle.dispatch``, in the model's property order). In ``teardown`` the run is driven to a terminal state
   by taking the first enabled step repeatedly, checking the same properties on
   the way, and every ``eventually`` property is checked there: an obligation
   open in a terminal state is a violation, as in the explorer.
@@ -34,8 +34,8 @@ Determinism: ``fuzz`` seeds Hypothesis with ``hypothesis.seed`` (no
 phases, and reports one bug (``report_multiple_bugs=False``: the search for
 more bugs is cut off after 10 s of wall time, which would make results depend on
 machine speed). The model is deterministic and properties are checked in
-``PROPERTIES`` order (not in the order of a ``frozenset`` of tags, which depends
-on ``PYTHONHASHSEED``), so the same seed gives the same result. Hypothesis
+the model's order (``Lifecycle.every_property``; not in the order of a ``frozenset``
+of tags, which depends on ``PYTHONHASHSEED``), so the same seed gives the same result. Hypothesis
 also draws, 5% of the time, an integer from the literal constants of every
 *local* module loaded into ``sys.modules`` (its "local constants": here the
 project's own modules, not tests): the result would then depend on which
@@ -71,10 +71,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from acp_lifecycle.model.config import RFD_RULES, Config, Rules
-from acp_lifecycle.model.properties import PROPERTIES, Dispatch, Property, may_fire
-from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.model.system import ACTION_KINDS, Step, System, initial_state, successors
+from acp_lifecycle.model import RFD_RULES, Config, Lifecycle, Property, Rules, Step, System
 
 __all__ = ["PropertyViolation", "FuzzResult", "Record", "ModelMachine", "make_machine", "fuzz", "shorten", "DRIVE_LIMIT"]
 
@@ -155,10 +152,9 @@ class ModelMachine(RuleBasedStateMachine):
     """A ``RuleBasedStateMachine`` over the model's steps (``Lifecycle(cfg, rules).next_steps``).
 
     Abstract: ``make_machine(cfg, rules)`` makes the subclass for one configuration and
-    rule set, which sets the class attributes below and adds one ``@invariant`` per
-    ``always`` property. The rules, one per action kind, are added to this class
-    below it (``_action_rule``). The class's ``record`` (a ``Record``) accumulates
-    what all its runs saw.
+    rule set, which sets the class attributes below and adds one ``@rule`` per action
+    kind of its model (``_action_rule``) and one ``@invariant`` per ``always`` property.
+    The class's ``record`` (a ``Record``) accumulates what all its runs saw.
     """
 
     model: Lifecycle
@@ -166,7 +162,7 @@ class ModelMachine(RuleBasedStateMachine):
     must: frozenset = frozenset()
     always: list = []
     eventually: list = []
-    #: the step and sometimes properties a step carries the tags of, in PROPERTIES order
+    #: the step and sometimes properties that can say anything of a step, in the model's order
     select: Callable[[Step], list[Property]]
     record: Record
     progress: Callable[[int], None] | None = None
@@ -331,19 +327,14 @@ def _action_rule(kind: str):
     return valid(decorate(fire))
 
 
-for _kind in ACTION_KINDS:
-    setattr(ModelMachine, _kind, _action_rule(_kind))
-del _kind
-
-
 def _always_invariant(n: int, p: Property):
     """The ``@invariant`` checking one ``always`` property after every step."""
 
     def check(self):
         self._check_always(p)
 
-    # Hypothesis runs invariants in name order: the number keeps PROPERTIES
-    # order, so a state that breaks two properties names the same one as
+    # Hypothesis runs invariants in name order: the number keeps the model's
+    # property order, so a state that breaks two properties names the same one as
     # the drive (and the explorer's property list) would.
     check.__name__ = check.__qualname__ = f"always_{n:02d}_{p.id}"
     return invariant()(check)
@@ -363,44 +354,48 @@ def make_machine(
     >>> machine.__name__, machine.record.runs
     ('Model_tiny', 0)
     """
+    model = Lifecycle(cfg, rules)
     # the rules of the rule set only; a SHOULD a lenient agent may skip is not a failure
-    props = [p for p in PROPERTIES if p.expectation(rules)]
+    props = model.properties()
     always = [p for p in props if p.kind == "always"]
     name = f"Model_{cfg.name.replace('-', '_')}"
     attributes = {
-        "model": Lifecycle(cfg, rules),
-        "must": frozenset(p.id for p in props if p.expectation(rules) == "must_hold"),
+        "model": model,
+        "must": frozenset(p.id for p in props if model.expectation(p) == "must_hold"),
         "always": always,
         "eventually": [p for p in props if p.kind == "eventually"],
-        "select": staticmethod(Dispatch(props).for_step),
+        "select": staticmethod(model.dispatch(props).for_step),
         "record": Record(),
         "progress": staticmethod(progress) if progress is not None else None,
         "drive_limit": drive_limit,
         "__qualname__": name,
     }
+    # one rule per action kind of this model (Hypothesis collects them in name order)
+    for kind in model.action_kinds:
+        attributes[kind] = _action_rule(kind)
     for n, p in enumerate(always):
         check = _always_invariant(n, p)
         attributes[check.__name__] = check
     return type(name, (ModelMachine,), attributes)
 
 
-def _replay(labels: list[tuple], cfg: Config, rules: Rules, prop: Property, others: list[Property]):
-    """Take the steps labelled ``labels`` in turn from the initial state.
+def _replay(labels: list[tuple], model: Lifecycle, prop: Property, others: list[Property]):
+    """Take the steps labelled ``labels`` in turn from the initial state of ``model``.
 
     Returns ``(trace, message)``: the run cut at the first step where ``prop``
     fails, or None when a label is not enabled where it comes, when another
     ``must_hold`` step or always property fails first, or when ``prop`` never
     fails (an ``eventually`` property fails only in a terminal state).
     """
-    state = initial_state(cfg)
+    (state,) = model.init_states()
     trace: list[tuple[System, Step]] = []
     for label in labels:
-        step = next((x for x in successors(state, cfg, rules) if x.action == label), None)
+        step = next((x for x in model.next_steps(state) if x.action == label), None)
         if step is None:
             return None
         trace.append((state, step))
         for p in (prop, *others):
-            if p.kind == "step" and may_fire(p, step):
+            if p.kind == "step" and model.may_fire(p, step):
                 msg = p.check(state, step)
             elif p.kind == "always":
                 msg = p.check(step.state)
@@ -409,7 +404,7 @@ def _replay(labels: list[tuple], cfg: Config, rules: Rules, prop: Property, othe
             if msg:
                 return (trace, msg) if p is prop else None
         state = step.state
-    if prop.kind == "eventually" and not successors(state, cfg, rules):
+    if prop.kind == "eventually" and not model.next_steps(state):
         msg = prop.check(state)
         if msg:
             return trace, msg + " (no step is left)"
@@ -431,12 +426,11 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
     it). Deterministic; stops after ``budget`` seconds with the shortest run so
     far. Returns ``(trace, message)`` (message None when nothing was deleted).
     """
-    from acp_lifecycle.model.properties import BY_ID
-
-    prop = BY_ID[prop_id]
+    model = Lifecycle(cfg, rules)
+    prop = model.property_by_id(prop_id)
     # the other rules of this rule set (a rule of the 2.4.0 text is none under rfd)
-    others = [p for p in PROPERTIES if p.expectation(rules) == "must_hold" and p.kind in ("step", "always")
-              and p is not prop]
+    others = [p for p in model.every_property() if model.expectation(p) == "must_hold"
+              and p.kind in ("step", "always") and p is not prop]
     labels = [step.action for _, step in trace]
     best, message = None, None
     start = time.perf_counter()
@@ -460,7 +454,7 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
                     shorter = _without_step_and_deliveries(labels, steps, i)
                 else:
                     shorter = labels[:i] + labels[i + chunk:]
-                r = _replay(shorter, cfg, rules, prop, others) if shorter is not None else None
+                r = _replay(shorter, model, prop, others) if shorter is not None else None
                 if r is None:
                     i += 1
                     continue

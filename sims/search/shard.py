@@ -18,10 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from acp_lifecycle.model.properties import Dispatch, Property
-from acp_lifecycle.model.spec import Lifecycle
-from acp_lifecycle.model.symmetry import SymmetryBroken, check_commutes, check_fresh_ids, renumbers
-from acp_lifecycle.model.system import System
+from acp_lifecycle.model import Lifecycle, Property, SymmetryBroken, System
 
 from .por import SAMPLE, Reduction
 from .storage import CHECK_EVERY, FINGERPRINTS, Frontier, mask_typecode, trim_heap, Visited
@@ -36,10 +33,10 @@ class _Checks:
     """Which properties to check on a state or a step: the step and sometimes properties by
     ``Dispatch`` (derived from their code), the state properties until their verdict is known."""
 
-    def __init__(self, props: list[Property]):
+    def __init__(self, model: Lifecycle, props: list[Property]):
         self.always = [p for p in props if p.kind == "always"]
         self.eventually = [p for p in props if p.kind == "eventually"]
-        self.dispatch = Dispatch(props)
+        self.dispatch = model.dispatch(props)
         self.stepwise = self.dispatch.props
         self.for_step = self.dispatch.for_step
         self.settled = self.dispatch.settled
@@ -77,7 +74,7 @@ class Shard:
     def __init__(self, model: Lifecycle, props: list[Property], *, symmetry: bool,
                  fingerprint: str = "local", graph: bool | None = None, por: bool = False, por_sample: int = 0):
         self.model = model
-        self.checks = _Checks(props)
+        self.checks = _Checks(model, props)
         #: the partial-order reduction (``por.py``), None when off
         self.por = Reduction(self.checks, model.next_steps, por_sample or SAMPLE) if por else None
         self.symmetry = symmetry
@@ -126,7 +123,7 @@ class Shard:
     def __setstate__(self, state):
         ids, settled = state["checks"]
         self.__dict__.update(state)
-        self.checks = _Checks([self.model.property_by_id(i) for i in ids])
+        self.checks = _Checks(self.model, [self.model.property_by_id(i) for i in ids])
         self.checks.settle(settled)
         self.canon = self.model.canonicalizer() if self.symmetry else None
         if self.por is not None:
@@ -134,10 +131,11 @@ class Shard:
 
     def _guard(self, s: System, step, post: System) -> None:
         """Raise ``SymmetryBroken`` where the step breaks what the reduction assumes."""
-        why = check_fresh_ids(s, step, self.model.rules)
+        model = self.model
+        why = model.check_fresh_ids(s, step)
         concrete = step.state
-        if not why and post is not concrete and concrete not in self._commutes and renumbers(concrete, self.model.rules):
-            why = check_commutes(concrete, post, self.canon, FINGERPRINTS[self.fpname], self.model.next_steps)
+        if not why and post is not concrete and concrete not in self._commutes and model.renumbers(concrete):
+            why = model.check_commutes(concrete, post, self.canon, FINGERPRINTS[self.fpname], model.next_steps)
             if not why:
                 # a state reached again by another step is simulated by its representative as before
                 # (wide-lost-response: 12,490 checks of 9,306 distinct states)

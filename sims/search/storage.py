@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from acp_lifecycle.model.system import System
+from acp_lifecycle.model import System
 
 __all__ = ["BLOCK", "CHECK_EVERY", "COMPRESS_AT", "FINGERPRINTS", "no_gc", "portable_fingerprint"]
 

@@ -26,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from acp_lifecycle.model.state import ERR_FAILURE
+from acp_lifecycle.model import VOCAB
 
 __all__ = ["Line", "Part", "Prepared", "abstract", "prepare", "split_sessions", "symbol"]
 
@@ -187,7 +187,7 @@ def _agent_update(u) -> tuple | None:
             # section 4, "Errors are codes"); what the object says is the failure's
             # own detail, and no rule reads it. An error object beside any other
             # stop reason keeps its code: the model never sends one there.
-            code = ERR_FAILURE
+            code = VOCAB.ERR_FAILURE
         return ("state", u.get("state"), stop, code or 0)
     if kind in ("tool_call", "tool_call_update"):
         # A tool_call announces a call, pending unless it says otherwise; a

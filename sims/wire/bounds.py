@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from acp_lifecycle.model.config import LIMITS, Config
-from acp_lifecycle.model.machines import STOP_REASONS
+from acp_lifecycle.model import LIMITS, VOCAB, Config
 
 from .abstraction import Line, Prepared, prepare, split_sessions
 
@@ -128,7 +127,7 @@ class _Counts:
         if m[1] == "idle":
             if m[2] == "error" or m[3]:
                 self.failures += 1
-            normal = m[2] in STOP_REASONS or m[2] == "_custom" or (m[2] == "" and self.fg != "idle")
+            normal = m[2] in VOCAB.STOP_REASONS or m[2] == "_custom" or (m[2] == "" and self.fg != "idle")
             if normal and m[2] not in ("error", "cancelled") and m[2] not in self.stops:
                 self.stops.append(m[2])
             self.fg = "idle"

@@ -20,7 +20,9 @@ How:
 2. ``config_for`` (``sims.wire.bounds``) derives the bounds from the transcript
    itself (not from a named configuration), clamped to ``config.LIMITS``.
 3. ``explain`` searches breadth-first over nodes (model state, position in the
-   transcript, connection epochs, id mapping). Every successor step is tried;
+   transcript, connection epochs, id mapping), on the model object (``Lifecycle``:
+   its initial state, next steps, message rendering and ID renumbering; nothing of
+   the model's own modules). Every successor step is tried;
    its observable lines must unify with the next transcript lines in order
    (same kind, same connection, consistent raw <-> model id mapping, extended as
    new ids appear). Steps without observable lines (submissions, holds,
@@ -50,15 +52,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 
-from acp_lifecycle.model.config import RFD_RULES, Config, Rules
-from acp_lifecycle.model.symmetry import ids_opaque, renumber_ids
-from acp_lifecycle.model.state import ERR_CANCELLED, ERR_FAILURE, ERR_INVALID
-from acp_lifecycle.model.system import NOT_INSERTED, initial_state, successors
-from acp_lifecycle.model.wire import agent_message, client_message, summary
+from acp_lifecycle.model import RFD_RULES, VOCAB, Config, Lifecycle, Rules
 
 from .abstraction import Line, Prepared, abstract, prepare, split_sessions, symbol
 from .bounds import config_and_clamps, config_for
 from .settled import RawIds, compacts, explain_rules, forget_dead, forget_seen, forget_settled, settled
+
+#: the model's vocabulary read here: error codes, the phases of a prompt before insertion
+ERR_CANCELLED, ERR_FAILURE, ERR_INVALID = VOCAB.ERR_CANCELLED, VOCAB.ERR_FAILURE, VOCAB.ERR_INVALID
+NOT_INSERTED = VOCAB.NOT_INSERTED
 
 __all__ = ["Explanation", "abstract", "config_for", "explain", "prepare", "split_sessions"]
 
@@ -234,7 +236,7 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
 
     k = mm[0]
     if sender == "client":
-        msg = client_message(mm)
+        msg = Lifecycle.render("client", mm)
         if k in ("prompt", "resume"):
             msg["id"] = raw("rid:" + label, (c, mm[1]))
         elif k == "cancel_req":
@@ -242,7 +244,7 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
         elif k == "perm_ans":
             msg["id"] = raw("perm", mm[1])
     else:
-        msg = agent_message(mm)
+        msg = Lifecycle.render("agent", mm)
         if k in ("ok", "err", "v1_prompt_result", "resumed"):
             msg["id"] = raw("rid:" + label, (c, mm[1]))
         if k == "ok":
@@ -255,7 +257,7 @@ def _render(c: int, sender: str, mm: tuple, epochs: tuple, mp: dict | None = Non
             msg["id"] = raw("perm", mm[1])
         elif k == "perm_cancel":
             msg["params"]["requestId"] = raw("perm", mm[1])
-    return f"{label} {sender}: {summary(msg)}"
+    return f"{label} {sender}: {Lifecycle.summary(msg)}"
 
 
 def explain(
@@ -442,11 +444,11 @@ def _forget_ghosts(s, keep_cut: bool = False):
     return s._replace(agent=a, clients=clients)
 
 
-def _rename_mids(s, fmap: frozenset):
-    """The state with its message IDs renumbered (``model.symmetry``), and the
+def _rename_mids(s, fmap: frozenset, model: Lifecycle):
+    """The state with its message IDs renumbered (``Lifecycle.renumber_ids``), and the
     raw <-> model ID bindings renamed to match: states that differ only in the
     order the agent numbered concurrent prompts are one node."""
-    s2, mp = renumber_ids(s)
+    s2, mp = model.renumber_ids(s)
     if not mp:
         return s2, fmap
     out = []
@@ -545,16 +547,17 @@ class _Search:
 
     def __init__(self, prep: Prepared, cfg, rules, max_nodes, complete, clamped, retain) -> None:
         self.prep, self.cfg, self.rules = prep, cfg, rules
+        self.model = Lifecycle(cfg, rules)
         self.max_nodes, self.complete, self.clamped, self.retain = max_nodes, complete, clamped, retain
         self.lines = prep.lines
         self.total = len(self.lines)
         self.names = {(ln.client, ln.epoch): ln.label for ln in self.lines}
-        self.rename = ids_opaque(rules)
+        self.rename = self.model.ids_renamed
         self.lazy = rules.client_associates_by == "response" and not rules.client_idle_completes
         self.keep_cut = rules.cancel_rejects_held == "later"
         self.hints = prep.retained if cfg.live_only else None
         # settled history is forgotten (``sims.wire.settled``); the raw ids it bound are read off the log
-        self.compact = compacts(rules, retain)
+        self.compact = compacts(self.model, retain)
         self.raw_ids = RawIds(self.lines) if self.compact else None
         self.own_parts = rules.parts is None
         self.nodes = 1
@@ -574,10 +577,10 @@ class _Search:
                            False, self.cfg, matched=self.total)
 
     def run(self) -> Explanation:
-        cfg, rules, prep = self.cfg, self.rules, self.prep
-        s0 = initial_state(cfg)
+        cfg, rules, prep, model = self.cfg, self.rules, self.prep, self.model
+        (s0,) = model.init_states()
         for c in sorted(prep.late):
-            s0 = next(st.state for st in successors(s0, cfg, rules) if st.action == ("ConnectionLost", c))
+            s0 = next(st.state for st in model.next_steps(s0) if st.action == ("ConnectionLost", c))
         epochs0 = tuple(-1 if c in prep.late else 0 for c in range(cfg.clients))
         start = (s0, 0, epochs0, frozenset(), frozenset())
         buckets: dict[int, list] = {0: [start]}
@@ -626,7 +629,7 @@ class _Search:
         """The nodes one model step leads to from ``node`` whose messages match the log (``_CUT``:
         the log ends inside a step's lines)."""
         s, _, epochs, fmap, ahead = node
-        for step in successors(s, self.cfg, self.rules):
+        for step in self.model.next_steps(s):
             eps = epochs
             if self.lazy and step.action[0] == "ClientSubmitPrompt" and not _due(step.action, s, pos, self.lines, epochs):
                 continue
@@ -700,9 +703,9 @@ class _Search:
                 return None
         post = _forget(post, self.keep_cut)
         if self.own_parts:
-            post = forget_seen(post)
+            post = forget_seen(post, self.model)
         if self.compact:
-            post, nf = (forget_settled(post), frozenset()) if settled(post) else forget_dead(post, nf)
+            post, nf = (forget_settled(post, self.model), frozenset()) if settled(post) else forget_dead(post, nf)
         if step.action[0] == "AgentInitiateWork" and (p > pos or taken != ahead):
             # Agent-initiated work that reports running to a client spends a
             # line of the log: the log bounds those, and runs that differ only
@@ -710,7 +713,7 @@ class _Search:
             # client is attached is silent and spends the budget.
             post = post._replace(used=post.used._replace(agent_work=s.used.agent_work))
         if self.rename:
-            post, nf = _rename_mids(post, nf)
+            post, nf = _rename_mids(post, nf, self.model)
         return (post, p, eps, nf, taken)
 
 

@@ -27,13 +27,15 @@ its ids; so do the bindings of tool calls whose work has ended.
 Only under the rule sets ``RULE_SETS`` names (as ``explain`` adjusts them), the
 model's own parts (no mutant), opaque message IDs and without replay in the log
 (``compacts``): a bug or a variant may read history the correct agent does not.
+
+What this module asks of the model it asks of the model object the search runs (a
+``Lifecycle``): whether it renames message IDs (``ids_renamed``) and what its judges
+remember at the start of a session (``seen_at_start``).
 """
 
 from __future__ import annotations
 
-from acp_lifecycle.model.config import RULE_SETS, Rules
-from acp_lifecycle.model.judges import start
-from acp_lifecycle.model.symmetry import ids_opaque
+from acp_lifecycle.model import RULE_SETS, Lifecycle, Rules
 
 __all__ = ["RawIds", "compacts", "explain_rules", "forget_dead", "forget_seen", "forget_settled", "line_ids", "settled"]
 
@@ -52,17 +54,19 @@ def explain_rules(rules: Rules) -> Rules:
 _STANDARD = {explain_rules(r).with_(name="") for r in RULE_SETS.values()}
 
 
-def compacts(rules: Rules, retain: bool) -> bool:
-    """May settled history be forgotten under ``rules``? Only for a named rule set with the
-    model's own parts and opaque message IDs, and when every message is kept retained
-    (``retain``: no replay in the log, so no message is ever sent again)."""
-    return retain and rules.parts is None and ids_opaque(rules) and rules.with_(name="") in _STANDARD
+def compacts(model: Lifecycle, retain: bool) -> bool:
+    """May settled history be forgotten in a search of ``model``? Only for a named rule set
+    (as ``explain_rules`` adjusts it) with the model's own parts and opaque message IDs, and
+    when every message is kept retained (``retain``: no replay in the log, so no message is
+    ever sent again)."""
+    rules = model.rules
+    return retain and rules.parts is None and model.ids_renamed and rules.with_(name="") in _STANDARD
 
 
-def forget_seen(s):
-    """The state with the judges' memory (``System.seen``) back at its start: a history
-    variable no participant reads, and ``trace --model`` reads no judge's finding."""
-    fresh = start(len(s.clients))
+def forget_seen(s, model: Lifecycle):
+    """The state with the judges' memory (``System.seen``) back at its start in ``model``: a
+    history variable no participant reads, and ``trace --model`` reads no judge's finding."""
+    fresh = model.seen_at_start(len(s.clients))
     return s if s.seen == fresh else s._replace(seen=fresh)
 
 
@@ -87,7 +91,7 @@ def settled(s) -> bool:
     return True
 
 
-def forget_settled(s):
+def forget_settled(s, model: Lifecycle):
     """A settled state without its history: no requests, messages, issued IDs, ended tool
     calls, submissions or views, the message counter back at 1 (every ID is dead, so any
     is fresh), the judges' memory at its start. Counters, budgets, flags and the last
@@ -95,10 +99,10 @@ def forget_settled(s):
     a = s.agent
     if not (a.reqs or a.conv or a.issued or a.ended_tools or a.next_id != 1
             or any(cl.subs or cl.view for cl in s.clients)):
-        return forget_seen(s)
+        return forget_seen(s, model)
     agent = a._replace(reqs=(), conv=(), issued=(), ended_tools=frozenset(), next_id=1)
     clients = tuple(cl._replace(subs=(), view=()) for cl in s.clients)
-    return forget_seen(s._replace(agent=agent, clients=clients))
+    return forget_seen(s._replace(agent=agent, clients=clients), model)
 
 
 def line_ids(line) -> tuple:
