@@ -163,14 +163,30 @@ def test_a_variant_dropped_into_a_folder_is_picked_up_with_its_base(tmp_path):
     assert v.expectation(BY_ID["resume_snapshot_before_response"]) == "must_hold"  # a rule of its base
 
 
+HEAD = 'name = "x"\nbase = "rfd"\nsummary = "s"\nsource = "t"\n'
+
+
 @pytest.mark.parametrize("text, error", [
-    ('name = "x"\nbase = "rfd"\nsummary = "s"\nsource = "t"\n[changes]\nno_such = 1\n', "no Rules field"),
-    ('name = "x"\nbase = "rfd"\nsummary = "s"\nsource = "t"\n[changes]\necho = "yes"\n', "expected a bool"),
-    ('name = "x"\nbase = "v3"\nsummary = "s"\nsource = "t"\n', "is no rule set"),
-    ('name = "x"\nbase = "rfd"\nsummary = "s"\nsource = "t"\nworse_on = ["nope"]\n', "no property"),
+    (HEAD + "[changes]\nno_such = 1\n", "[changes] no_such is no Rules field a variant may change"),
+    (HEAD + '[changes]\ncancel_reject_held = "may"\n', "did you mean cancel_rejects_held?"),
+    # a value outside the field's allowed set: once loaded silently, behaving as another reading
+    (HEAD + '[changes]\ncancel_rejects_held = "never"\n',
+     '[changes] cancel_rejects_held = "never" is not allowed; choose one of: "may", "must", "later"'),
+    (HEAD + '[changes]\nfailure_report = "bogus"\n',
+     '[changes] failure_report = "bogus" is not allowed; choose one of: "error-idle", "failed-state", '
+     '"error-update", "notice"'),
+    (HEAD + "[changes]\nerror_after_insertion = 5\n", "error_after_insertion = 5 is not allowed; choose one of: 0, -32000"),
+    (HEAD + '[changes]\necho = "yes"\n', 'echo = "yes" is not allowed; choose one of: false, true'),
+    (HEAD + "[changes]\necho = 1\n", "echo = 1 is not allowed; choose one of: false, true"),
+    (HEAD + '[changes]\nspec = "rfd+2.4.0"\n', "spec is no Rules field a variant may change"),
+    (HEAD + 'proposals = ["nope"]\n', "proposals: unknown proposal 'nope'; the proposals:"),
+    (HEAD + "proposals = [1]\n", "proposals must be a list of names"),
+    ('name = "x"\nbase = "v3"\nsummary = "s"\nsource = "t"\n', "base 'v3' is no variant and no rule set; choose one of: rfd"),
+    ('name = "x"\nbase = "x"\nsummary = "s"\nsource = "t"\n', "only a rule set's file may give"),
+    (HEAD + 'worse_on = ["nope"]\n', "no property"),
     ('name = "y"\nbase = "rfd"\nsummary = "s"\nsource = "t"\n', "differs from the file's name"),
     ('name = "x"\nbase = "rfd"\nsource = "t"\n', "summary is missing"),
-    ('name = "x"\nbase = "rfd"\nsummary = "s"\nsource = "t"\ncolour = 1\n', "unknown key"),
+    (HEAD + "colour = 1\n", "unknown key"),
     ('name = "x"\nbase = \n', "not TOML"),
 ])
 def test_a_malformed_variant_file_is_one_line_naming_it(tmp_path, text, error):
@@ -179,7 +195,127 @@ def test_a_malformed_variant_file_is_one_line_naming_it(tmp_path, text, error):
     (tmp_path / "x.toml").write_text(text)
     with pytest.raises(VariantError) as e:
         load_variants(tmp_path)
-    assert error in str(e.value) and str(e.value).startswith("x.toml: ") and "\n" not in str(e.value)
+    assert error in str(e.value) and str(e.value).startswith("x.toml: ") and "\n" not in str(e.value), str(e.value)
+
+
+def test_every_field_a_variant_may_change_has_its_allowed_values_and_every_variant_keeps_to_them():
+    from dataclasses import fields
+
+    from acp_lifecycle.model.bugs import BUGS
+    from acp_lifecycle.model.config import RULE_SETS, RULE_VALUES, Rules, rule_value_error
+
+    fixed = {"name", "spec", "proposals", "flags", "parts"}
+    assert set(RULE_VALUES) == {f.name for f in fields(Rules)} - fixed
+    for rules in [*RULE_SETS.values(), *(v.rules for v in VARIANTS.values()), *(b.rules for b in BUGS.values())]:
+        for name in RULE_VALUES:
+            assert not rule_value_error(name, getattr(rules, name)), (rules.name, name)
+
+
+def _write(folder: Path, name: str, base: str, body: str = "") -> None:
+    (folder / f"{name}.toml").write_text(f'name = "{name}"\nbase = "{base}"\nsummary = "s"\nsource = "t"\n{body}')
+
+
+def test_a_variant_may_stand_on_another_and_inherits_its_rules_and_expectations(tmp_path):
+    from acp_lifecycle.model.variants import lineage, load_variants
+
+    for name in ("rfd", "client-correlation-token"):
+        (tmp_path / f"{name}.toml").write_text((VARIANT_DIR / f"{name}.toml").read_text())
+    # named so that it sorts before its base: built after it all the same
+    _write(tmp_path, "a-token-and-notices", "client-correlation-token",
+           'not_applicable = ["success_carries_message_id"]\n[changes]\nfailure_report = "notice"\n')
+    _write(tmp_path, "a-token-notices-by-content", "a-token-and-notices", '[changes]\nclient_associates_by = "content"\n')
+    found = load_variants(tmp_path)
+    v = found["a-token-notices-by-content"]
+    assert v.rules == found["client-correlation-token"].rules.with_(
+        name=v.name, failure_report="notice", client_associates_by="content")
+    assert dict(v.expect) == {"lost_response_recoverable": "must_hold"}  # the token's, inherited
+    assert v.not_applicable == ("success_carries_message_id",)
+    assert lineage(v.name, found) == ["rfd", "client-correlation-token", "a-token-and-notices", v.name]
+
+
+def test_bases_that_go_round_in_a_circle_are_one_line(tmp_path):
+    from acp_lifecycle.model.variants import VariantError, load_variants
+
+    _write(tmp_path, "a", "b")
+    _write(tmp_path, "b", "c")
+    _write(tmp_path, "c", "a")
+    with pytest.raises(VariantError, match=r"^c.toml: its bases go round in a circle \(a -> b -> c -> a\)"):
+        load_variants(tmp_path)
+
+
+@pytest.mark.parametrize("body", [
+    "",  # no change at all
+    '[changes]\nresume_snapshot = "must"\n',  # its base's value already
+    '[expect]\nlost_response_recoverable = "must_hold"\n',  # an expectation is no rule
+])
+def test_a_variant_whose_rules_equal_its_bases_is_unchanged(tmp_path, body):
+    from acp_lifecycle.model.variants import load_variants
+
+    _write(tmp_path, "same", "rfd+2.4.0", body)
+    _write(tmp_path, "same-again", "same")
+    _write(tmp_path, "other", "same", '[changes]\nresume_snapshot = "may"\n')
+    found = load_variants(tmp_path)
+    assert found["same"].unchanged and found["same-again"].unchanged and not found["other"].unchanged
+    assert "its rules equal its base rfd+2.4.0's" in found["same"].unchanged_line()
+    assert not any(v.unchanged for v in VARIANTS.values())  # the rule sets' own files are the references
+
+
+# --- proposals and their flags in a variant file (the registry is empty: a proposal made here) ---
+
+
+@pytest.fixture
+def inject(monkeypatch):
+    """A proposal ``pending-inject`` with two flags, registered for the test only."""
+    from acp_lifecycle.model import proposals as registry
+    from acp_lifecycle.model.proposals import Document, Flag, Proposal
+
+    p = Proposal("pending-inject", "Pending injects", Document("session-inject", "rfds/session-inject.mdx", "r1"),
+                 "prompts queued for a session", flags=(
+                     Flag("injects_survive_cancel", ("no", "yes", "later"), "no", "what session/cancel does to them"),
+                     Flag("inject_depth", (1, 2), 1, "how many may wait")))
+    monkeypatch.setitem(registry.PROPOSALS, p.name, p)
+    return p
+
+
+def test_a_variant_enables_a_proposal_and_sets_its_flags(tmp_path, inject):
+    from acp_lifecycle.model.config import S240_RULES
+    from acp_lifecycle.model.variants import load_variants
+
+    _write(tmp_path, "inject", "rfd+2.4.0", 'proposals = ["pending-inject"]\n[changes]\n'
+           'injects_survive_cancel = "yes"\ninject_depth = 1\ncancel_rejects_held = "may"\n')
+    _write(tmp_path, "inject-later", "inject", '[changes]\ninjects_survive_cancel = "later"\ninject_depth = 2\n')
+    _write(tmp_path, "inject-back", "inject", '[changes]\ninjects_survive_cancel = "no"\n')
+    found = load_variants(tmp_path)
+    r = found["inject"].rules
+    # the flag at its default is no change: the rules carry the others only
+    assert r == S240_RULES.with_(name="inject", cancel_rejects_held="may", proposals=("pending-inject",),
+                                 flags=(("injects_survive_cancel", "yes"),))
+    assert r.flag("injects_survive_cancel") == "yes" and r.flag("inject_depth", 1) == 1
+    # the base enables it: its flags may be set without enabling it again
+    assert found["inject-later"].rules.flags == (("inject_depth", 2), ("injects_survive_cancel", "later"))
+    # set back to the default: no flag is left, and the rules are not the base's
+    assert found["inject-back"].rules.flags == () and not found["inject-back"].unchanged
+
+
+@pytest.mark.parametrize("body, error", [
+    ('proposals = ["pending-inject"]\n[changes]\ninjects_survive_cancel = "maybe"\n',
+     '[changes] injects_survive_cancel = "maybe" is not allowed; choose one of: "no", "yes", "later"'),
+    ('proposals = ["pending-inject"]\n[changes]\ninject_depth = true\n',
+     "inject_depth = true is not allowed; choose one of: 1, 2"),
+    ('[changes]\ninjects_survive_cancel = "yes"\n',
+     "injects_survive_cancel is no Rules field a variant may change (model/config.py) but a flag of proposal "
+     "'pending-inject', which it does not enable: add proposals = [\"pending-inject\"]"),
+    ('proposals = ["pending-inject"]\n[changes]\ninjects_survive = "yes"\n',
+     "nor a flag of its proposals; did you mean injects_survive_cancel?"),
+    ('proposals = ["pending-inject", "nope"]\n', "proposals: unknown proposal 'nope'; the proposals: pending-inject"),
+])
+def test_a_bad_proposal_or_flag_is_one_line_naming_the_allowed_values(tmp_path, inject, body, error):
+    from acp_lifecycle.model.variants import VariantError, load_variants
+
+    _write(tmp_path, "x", "rfd", body)
+    with pytest.raises(VariantError) as e:
+        load_variants(tmp_path)
+    assert str(e.value).startswith("x.toml: ") and error in str(e.value) and "\n" not in str(e.value), str(e.value)
 
 
 # --- class flips --------------------------------------------------------------------------------
