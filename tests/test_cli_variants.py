@@ -101,3 +101,39 @@ def test_trace_explains_by_a_variants_runs(capsys):
     assert main(argv + ["--variant", "empty-prompt-response"]) == 1  # its results carry no messageId
     assert "no run of the model explains this" in capsys.readouterr().out
     assert main(["trace", session, "--variant", "rfd"]) == 2
+
+
+# --- a malformed variant file: every command refuses it with one line ------------------------------
+
+#: the least each subcommand parses (the variants are read after parsing, before the command runs)
+ARGS = {"diff": ["rfd", "v1"], "find": ["x"], "review": ["rfd", "v1"], "trace": ["SESSION"], "record": ["OUT.jsonl", "--", "true"],
+        "bridge": ["SESSION", "--to", "v1"], "probe": ["--", "true"], "schema": ["validate"]}
+
+
+@pytest.fixture
+def broken_variants(monkeypatch, tmp_path):
+    """The package's variants read from a folder whose one file gives a value no flag has."""
+    import acp_lifecycle.model.variants as package
+
+    folder = tmp_path / "variants"
+    folder.mkdir()
+    (folder / "rfd.toml").write_text('name = "rfd"\nbase = "rfd"\nsummary = "s"\nsource = "t"\n')
+    (folder / "never.toml").write_text(
+        'name = "never"\nbase = "rfd"\nsummary = "s"\nsource = "t"\n[changes]\ncancel_rejects_held = "never"\n')
+    package.variants()  # the package's own, restored after the test
+    monkeypatch.delattr(package, "VARIANTS")  # read again on first use
+    load = package.load_variants
+    monkeypatch.setattr(package, "load_variants", lambda folder_=None: load(folder))
+    return folder
+
+
+def test_every_command_refuses_a_malformed_variant_file_with_one_line(broken_variants, capsys, tmp_path):
+    session = str(Path(__file__).resolve().parent.parent / "examples" / "session.jsonl")
+    for command in subcommands():
+        argv = [command] + [session if a == "SESSION" else str(tmp_path / a) if a == "OUT.jsonl" else a
+                            for a in ARGS.get(command, [])]
+        assert main(argv) == 2, command
+        err = capsys.readouterr().err
+        assert err == ('acp-lifecycle: error: never.toml: [changes] cancel_rejects_held = "never" is not allowed; '
+                       'choose one of: "may", "must", "later"\n'), (command, err)
+    assert not (tmp_path / "OUT.jsonl").exists()
