@@ -137,3 +137,49 @@ def test_every_command_refuses_a_malformed_variant_file_with_one_line(broken_var
         assert err == ('acp-lifecycle: error: never.toml: [changes] cancel_rejects_held = "never" is not allowed; '
                        'choose one of: "may", "must", "later"\n'), (command, err)
     assert not (tmp_path / "OUT.jsonl").exists()
+
+
+def test_fuzz_under_a_variant_judges_by_the_variants_expectations(capsys):
+    # v1 cannot state client_sees_current_state (there is no state_update in v1: its file lists it in
+    # not_applicable); judged by its base rfd's expectations, the first runs of seed 0 "violated" it
+    assert main(["fuzz", "--config", "failures", "--variant", "v1", "--examples", "10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["rules"] == "v1" and data["ok"] and data["members"][0]["property"] is None
+
+
+# --- a variant whose rules equal its base's ----------------------------------------------------------
+
+
+@pytest.fixture
+def same(monkeypatch):
+    """The package's variants and ``same``: rfd+2.4.0 with a change that is its value already."""
+    import acp_lifecycle.model.variants as package
+
+    v = package.load_variant('name = "same"\nbase = "rfd+2.4.0"\nsummary = "s"\nsource = "t"\n'
+                             '[changes]\nresume_snapshot = "must"\n', "same.toml", "same")
+    assert v.unchanged
+    monkeypatch.setitem(package.VARIANTS, "same", v)
+    return v
+
+
+UNCHANGED = ("acp-lifecycle: variant same: its rules equal its base rfd+2.4.0's: the file changes no rule, "
+             "so every verdict and run is rfd+2.4.0's\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "--config", "tiny", "--no-traces"],
+    ["fuzz", "--config", "tiny", "--examples", "1"],
+    ["scenario", "cancel-request-wins"],
+    ["diagrams", "--out", "OUT", "--format", "mermaid"],
+    ["explore", "--screenshots", "OUT", "--config", "nope"],  # the note comes before the configuration's error
+    ["trace", "SESSION", "--no-schema", "--model"],
+    ["find", "AgentInsert"],
+])
+def test_every_command_says_at_once_that_a_variant_changes_nothing(same, argv, capsys, tmp_path):
+    session = str(Path(__file__).resolve().parent.parent / "examples" / "session.jsonl")
+    argv = [str(tmp_path / "out") if a == "OUT" else session if a == "SESSION" else a for a in argv]
+    main(argv + ["--variant", "same"])
+    err = capsys.readouterr().err
+    assert err.startswith(UNCHANGED), err
+    main(argv)
+    assert "its rules equal" not in capsys.readouterr().err  # without the variant: no note
