@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from acp_lifecycle.model.config import LIMITS
+from acp_lifecycle.model.variants import VARIANTS
 from acp_lifecycle.sims.cli import main, subcommands
 
 EXPLORING = ("check", "fuzz", "scenario", "diff", "diagrams", "explore")
@@ -183,3 +184,35 @@ def test_every_command_says_at_once_that_a_variant_changes_nothing(same, argv, c
     assert err.startswith(UNCHANGED), err
     main(argv)
     assert "its rules equal" not in capsys.readouterr().err  # without the variant: no note
+
+
+def test_diff_of_equal_rules_answers_at_once_in_text_and_json(same, capsys, monkeypatch):
+    import acp_lifecycle.sims.diff as diff
+
+    monkeypatch.setattr(diff, "diff_suite", None)  # explored, it would fail
+    assert main(["diff", "rfd+2.4.0", "same"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert ("No difference between rfd+2.4.0 and same: their rules are equal (same changes no rule of its base "
+            "rfd+2.4.0), so each allows exactly the runs of the other and judges them alike; nothing was explored.") in out
+    assert main(["diff", "same", "same", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["different"], data["equal_rules"], data["members"], data["only_a"]) == (False, True, [], [])
+    from acp_lifecycle.sims.cli.diff import equal_rules
+
+    assert not equal_rules(VARIANTS["rfd"].rules, same.rules)  # rfd's differ: those are explored
+
+
+def test_review_of_equal_rules_answers_at_once_in_markdown_and_json(same, capsys, monkeypatch, tmp_path):
+    import acp_lifecycle.sims.review as review
+
+    monkeypatch.setattr(review, "build", None)  # explored, it would fail
+    out = tmp_path / "review.md"
+    assert main(["review", "rfd+2.4.0", "same", "--out", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["different"], data["equal_rules"], data["runs"], data["out"]) == (False, True, [], str(out))
+    text = out.read_text()
+    assert text.startswith("# Review: `same` against `rfd+2.4.0`\n")
+    assert ("**Summary.** No difference between `rfd+2.4.0` and `same`: their rules are equal (`same` changes no rule "
+            "of its base `rfd+2.4.0`)") in text
+    assert main(["review", "same", "rfd+2.4.0"]) == 0
+    assert "No difference between `same` and `rfd+2.4.0`" in capsys.readouterr().out

@@ -74,6 +74,23 @@ def exhaustive(config: str, sets: list[str], *names: str) -> tuple:
     return suite_with_sets(suite, parse_sets(sets)), *rules
 
 
+def equal_rules(ra, rb) -> bool:
+    """Whether two rule sets are the same rules under two names: nothing tells them apart."""
+    return ra.with_(name="") == rb.with_(name="")
+
+
+def equal_rules_text(a: str, b: str, code=str) -> str:
+    """Why ``a`` and ``b`` (names ``diff`` and ``review`` take) do not differ, when their rules are equal;
+    ``code`` marks a name up (Markdown's backticks)."""
+    from acp_lifecycle.model.variants import VARIANTS
+
+    same = [f"{code(n)} changes no rule of its base {code(VARIANTS[n].base)}" for n in dict.fromkeys((a, b))
+            if n in VARIANTS and VARIANTS[n].unchanged]
+    return (f"No difference between {code(a)} and {code(b)}: their rules are equal"
+            + (f" ({'; '.join(same)})" if same else "")
+            + ", so each allows exactly the runs of the other and judges them alike; nothing was explored.")
+
+
 def _diff(args) -> int:
     from acp_lifecycle.sims.diff import diff_suite
     from acp_lifecycle.sims.diff.report import annotate
@@ -84,6 +101,16 @@ def _diff(args) -> int:
     if args.json:
         refuse_options(args, "with --json (the JSON has every full run)", "--runs")
     out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams is not None else None
+    if equal_rules(ra, rb):  # at once: no exploration can find what equal rules cannot have
+        why = equal_rules_text(args.a, args.b)
+        if args.json:
+            print_json({"a": ra.name, "b": rb.name, "config": suite.name, "observed": OBSERVED, "different": False,
+                        "equal_rules": True, "why": why, "seconds": 0.0, "robust_seconds": 0.0, "members": [],
+                        "only_a": [], "only_b": []})
+        else:
+            print_lines(screen(), [f"acp-lifecycle diff {args.a} {args.b}: configuration {suite.name}", "",
+                                   *textwrap.wrap(why, 80)])
+        return 0
 
     err = Console(stderr=True)
     with DiffProgress(suite, err) as progress:
