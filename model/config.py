@@ -19,8 +19,8 @@ from dataclasses import dataclass, fields, replace
 #: python-statemachine classes, which a search does not need.
 STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
 
-__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS", "NORMAL_STOP_REASONS",
-           "RULE_VALUES", "rule_value_error"]
+__all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS",
+           "NORMAL_STOP_REASONS", "RULE_VALUES", "rule_value_error"]
 
 
 class ConfigError(ValueError):
