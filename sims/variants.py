@@ -108,7 +108,7 @@ def also_breaks(m: Matrix) -> dict[str, list[str]]:
     return out
 
 
-#: (the base rule set's expectation, its verdict, the variant's verdict) -> what the change of class means
+#: (the base's expectation, its verdict, the variant's verdict) -> what the change of class means
 FLIPS = {
     ("known_limitation", "violated", "holds"): "a known limitation now holds",
     ("open_question", "violated", "holds"): "an open question closes",
@@ -195,7 +195,8 @@ def to_markdown(data: dict) -> str:
     flips = [(n, f) for n, fs in class_flips(data).items() for f in fs]
     if flips:
         lines += ["", "## Class flips", "",
-                  "A verdict whose class changes under a variant relative to its base rule set: read it first "
+                  "A verdict whose class changes under a variant relative to its base (a rule set or a variant): "
+                  "read it first "
                   "(a limitation that holds is a red flag unless the change is meant to fix it).", ""]
         lines += [f"- `{n}` / `{f['property']}`: {f['flip']} ({f['class'].replace('_', ' ')} under `{f['base']}`: "
                   f"{f['was']}; here {f['now']}){' as the variant expects' if f['expected'] else ''}." for n, f in flips]

@@ -2,7 +2,8 @@
 which bounds (``--set NAME=VALUE``), parsed in one place.
 
 ``--rules`` names a rule set (rfd, rfd+2.4.0); ``--variant`` a spec variant (a file of
-``model/variants/``: its base rule set with its changes). ``--set`` raises or lowers one integer
+``model/variants/``: its base, a rule set or another variant, with its changes; one whose rules
+equal its base's is said so on stderr at once). ``--set`` raises or lowers one integer
 budget of ``Config`` (``model/config.py``, ``LIMITS``) on every member the command explores.
 """
 
@@ -26,7 +27,7 @@ def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: b
         p.add_argument("--rules", choices=tuple(RULE_SETS), default=None,
                        help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
         p.add_argument("--variant", metavar="NAME",
-                       help="a spec variant instead (`acp-lifecycle variants --list`): its base rule set, changed")
+                       help="a spec variant instead (`acp-lifecycle variants --list`): its base's rules, changed")
     if sets:
         p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help=f"raise or lower a bound on every member explored (repeatable): {', '.join(LIMITS)}")
