@@ -30,11 +30,11 @@ def register(sub) -> None:
 
 
 def _fuzz(args) -> int:
+    bug = get_bug(args.bug) if args.bug is not None else None
+    rules = bug.on(model_rules(args)) if bug else model_rules(args)  # before Hypothesis loads: a note is at once
     from acp_lifecycle.sims.render import trace_data
     from acp_lifecycle.sims.search.fuzz import fuzz
 
-    bug = get_bug(args.bug) if args.bug is not None else None
-    rules = bug.on(model_rules(args)) if bug else model_rules(args)
     suite = get_suite(args.config if args.config is not None else bug.member if bug else "fuzz")
     suite = suite_with_sets(suite, parse_sets(args.sets))
     if args.examples is None:
