@@ -113,8 +113,11 @@ def test_regress_fails_with_a_readable_diff_when_a_rule_of_a_variant_changes(mon
     code = main(["regress", "--verdicts", str(DOCS / "verdicts.json"), "--variant", "rfd+2.4.0"])
     out = capsys.readouterr().out
     assert code == 1
+    # 7 steps: a prompt submitted, received and inserted, the connection lost, its work begun, and a
+    # resume answered with no snapshot, so the client still believes nothing runs
     assert "rfd+2.4.0 / resumed_client_sees_current_state: was holds, now violated (7 steps)" in out
-    assert "rfd+2.4.0 / resume_snapshot_before_response: was holds, now violated (2 steps)" in out  # the wire's half
+    # 2 steps, the wire's half: a resume answered with no snapshot before its response
+    assert "rfd+2.4.0 / resume_snapshot_before_response: was holds, now violated (2 steps)" in out
     assert "session/resume" in out  # the new counterexample, as JSON-RPC
     assert "2 verdict(s) differ" in out
 
