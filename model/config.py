@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields, replace
 STOP_REASONS = ("end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "error")
 
 __all__ = ["Config", "ConfigError", "Rules", "RFD_RULES", "S240_RULES", "RULE_SETS", "rule_set", "LIMITS", "EXTRA_LIMITS",
-           "NORMAL_STOP_REASONS"]
+           "NORMAL_STOP_REASONS", "RULE_VALUES", "rule_value_error"]
 
 
 class ConfigError(ValueError):
@@ -368,3 +368,48 @@ def rule_set(name: str) -> Rules:
         return RULE_SETS[name]
     except KeyError:
         raise KeyError(f"unknown rule set {name!r}; choose one of: {', '.join(RULE_SETS)}") from None
+
+
+#: The values a variant (``model/variants``) may give each ``Rules`` field: its allowed set. A bool
+#: field takes False or True; a str field one of the readings its comment above names; the int field
+#: a JSON-RPC error code the model answers with (model/state.py), or 0 for none. ``name``, ``spec``,
+#: ``proposals``, ``flags`` and ``parts`` are no choice a variant makes (the file's name, its base,
+#: its ``proposals`` key, its proposals' flags, a mutant's functions).
+_ANY_STOP_REASON = STOP_REASONS + ("", "_custom")
+RULE_VALUES: dict[str, tuple] = {
+    **{f.name: (False, True) for f in fields(Rules) if type(f.default) is bool},
+    "respond_at": ("insertion", "receipt", "reserve"),
+    # 0: it answers success; -32000 failure, -32602 invalid, -32603 internal, -32800 cancelled
+    "error_after_insertion": (0, -32000, -32602, -32603, -32800),
+    "protocol": ("v2", "v1"),
+    "id_scheme": ("counter", "content", "restart-resets", "jsonrpc-id", "client"),
+    "abort_stop_reason": _ANY_STOP_REASON,
+    "cancel_stop_reason": _ANY_STOP_REASON,
+    "second_stop_reason": _ANY_STOP_REASON,
+    "failure_report": ("error-idle", "failed-state", "error-update", "notice"),
+    "cancel_rejects_held": ("may", "must", "later"),
+    "resume_snapshot": ("may", "must"),
+    "client_associates_by": ("response", "content", "order"),
+}
+
+
+def value_text(value) -> str:
+    """A value as a TOML file writes it: ``true``, ``"may"``, ``-32000``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def allowed_error(name: str, value, allowed: tuple) -> str:
+    """"" when ``value`` is one of ``allowed`` (of the same type: ``1`` is no ``true``); else one line
+    naming ``name``, the value and the allowed values."""
+    if any(type(value) is type(a) and value == a for a in allowed):
+        return ""
+    return f"{name} = {value_text(value)} is not allowed; choose one of: {', '.join(map(value_text, allowed))}"
+
+
+def rule_value_error(name: str, value) -> str:
+    """"" when a variant may give the ``Rules`` field ``name`` the value ``value``; else one line saying why."""
+    if name not in RULE_VALUES:
+        return f"{name} is no Rules field a variant may change (model/config.py)"
+    return allowed_error(name, value, RULE_VALUES[name])

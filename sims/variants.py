@@ -5,7 +5,10 @@ and property, ``holds``, ``violated`` (with the length of the shortest
 counterexample) or ``n/a``; ``sometimes`` properties read ``reached`` or
 ``unreached``. The agreed matrix is committed in docs/verdicts.json (and
 rendered in docs/verdicts.md); ``compare()`` lists every cell that differs,
-the way the TLA+ Examples pin their results.
+the way the TLA+ Examples pin their results. A variant with no column there
+yet is *unpinned* (``pins``: not a difference; ``acp-lifecycle regress --accept
+--yes --variant NAME`` adds its column), and a column whose variant is gone is
+*stale* (``regress --accept`` drops it).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from acp_lifecycle.sims.search.check import SuiteResult, check_suite
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import trace_lines
 
-__all__ = ["Matrix", "matrix", "compare", "to_json", "to_markdown", "surprises", "also_breaks", "class_flips",
+__all__ = ["Matrix", "matrix", "compare", "pins", "to_json", "to_markdown", "surprises", "also_breaks", "class_flips",
            "flip_line", "VERDICTS_JSON"]
 
 VERDICTS_JSON = Path("docs/verdicts.json")
@@ -105,7 +108,7 @@ def also_breaks(m: Matrix) -> dict[str, list[str]]:
     return out
 
 
-#: (the base rule set's expectation, its verdict, the variant's verdict) -> what the change of class means
+#: (the base's expectation, its verdict, the variant's verdict) -> what the change of class means
 FLIPS = {
     ("known_limitation", "violated", "holds"): "a known limitation now holds",
     ("open_question", "violated", "holds"): "an open question closes",
@@ -113,23 +116,33 @@ FLIPS = {
 }
 
 
+def _base_expectation(v, prop) -> str:
+    """The property's class under the variant's base: the base variant's, or its rule set's."""
+    from acp_lifecycle.model.config import RULE_SETS
+
+    base = VARIANTS.get(v.base)
+    return base.expectation(prop) if base is not None else prop.expectation(RULE_SETS[v.base])
+
+
 def class_flips(data: dict, reference: dict | None = None) -> dict[str, list[dict]]:
     """Per variant of ``data`` (a matrix as ``to_json`` writes it), every verdict whose class changes
-    relative to the variant's base rule set: a known limitation that holds, an open question that
-    closes, a sometimes never reached. The base's cells come from ``data``, else from ``reference``
-    (the agreed matrix). ``expected``: the variant's file declares the new expectation."""
-    from acp_lifecycle.model.config import RULE_SETS
+    relative to the variant's base (a rule set or another variant): a known limitation that holds, an
+    open question that closes, a sometimes never reached. The base's cells come from ``data``, else
+    from ``reference`` (the agreed matrix). ``expected``: the variant's file declares the new
+    expectation. A stale column (no variant of that name) has none."""
     from acp_lifecycle.model.properties import BY_ID
 
     out = {}
     for name, cells in data["variants"].items():
-        v = VARIANTS[name]
+        v = VARIANTS.get(name)
+        if v is None:
+            continue
         base = data["variants"].get(v.base) or (reference or {}).get("variants", {}).get(v.base)
         if v.base == name or base is None:
             continue
         flips = []
         for pid, cell in cells.items():
-            exp = BY_ID[pid].expectation(RULE_SETS[v.base])
+            exp = _base_expectation(v, BY_ID[pid])
             was = base.get(pid, {}).get("verdict")
             what = FLIPS.get((exp, was, cell["verdict"]))
             if what:
@@ -182,26 +195,41 @@ def to_markdown(data: dict) -> str:
     flips = [(n, f) for n, fs in class_flips(data).items() for f in fs]
     if flips:
         lines += ["", "## Class flips", "",
-                  "A verdict whose class changes under a variant relative to its base rule set: read it first "
+                  "A verdict whose class changes under a variant relative to its base (a rule set or a variant): "
+                  "read it first "
                   "(a limitation that holds is a red flag unless the change is meant to fix it).", ""]
         lines += [f"- `{n}` / `{f['property']}`: {f['flip']} ({f['class'].replace('_', ' ')} under `{f['base']}`: "
                   f"{f['was']}; here {f['now']}){' as the variant expects' if f['expected'] else ''}." for n, f in flips]
     lines += ["", "## Variants", ""]
     for n in names:
-        v = VARIANTS[n]
+        v = VARIANTS.get(n)
+        if v is None:
+            lines.append(f"- `{n}`: no variant file any more (`acp-lifecycle regress --accept` drops the column).")
+            continue
         worse = ", ".join(f"`{w}`" for w in v.worse_on) or "nothing the RFD keeps"
-        lines.append(f"- `{n}` (on `{v.base}`): {v.summary}. Source: {v.source}. Expected to break: {worse}.")
+        same = " Its rules equal its base's: it changes nothing." if v.unchanged else ""
+        lines.append(f"- `{n}` (on `{v.base}`): {v.summary}. Source: {v.source}. Expected to break: {worse}.{same}")
     return "\n".join(lines) + "\n"
 
 
+def pins(agreed: dict, names: list[str]) -> tuple[list[str], list[str]]:
+    """(the variants of ``names`` the agreed matrix has no column for, the columns of the agreed matrix
+    that name no variant): neither is a difference of verdicts."""
+    columns = agreed.get("variants", {})
+    return [n for n in names if n not in columns], [n for n in columns if n not in VARIANTS]
+
+
 def compare(agreed: dict, new: Matrix) -> list[tuple[str, str, dict, dict]]:
-    """Every (variant, property, agreed cell, new cell) that differs."""
+    """Every (variant, property, agreed cell, new cell) that differs, for the variants the agreed matrix
+    has a column for (an unpinned variant is no difference: ``pins``)."""
     fresh = to_json(new)
     diffs = []
     if agreed.get("config") != fresh["config"]:
         return [("*", "config", {"verdict": agreed.get("config")}, {"verdict": fresh["config"]})]
     for name, cells in fresh["variants"].items():
-        old_cells = agreed.get("variants", {}).get(name, {})
+        if name not in agreed.get("variants", {}):
+            continue
+        old_cells = agreed["variants"][name]
         for pid, cell in cells.items():
             if old_cells.get(pid) != cell:
                 diffs.append((name, pid, old_cells.get(pid, {"verdict": "absent"}), cell))

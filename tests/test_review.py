@@ -104,7 +104,7 @@ def test_review_markdown(tmp_path, capsys):
 
 def test_review_of_a_rule_set_with_itself_exits_0(capsys):
     assert main(["review", "rfd", "rfd", "--config", "restart"]) == 0
-    assert "No difference between `rfd` and `rfd`" in capsys.readouterr().out
+    assert "No difference between `rfd` and `rfd`: their rules are equal" in capsys.readouterr().out
 
 
 def test_review_flags_a_class_flip(capsys):

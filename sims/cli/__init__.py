@@ -7,7 +7,9 @@ the others import, numpy and the searches among it, is a third of a second
 of a short ``trace``'s start); ``--help`` and anything else load them all.
 
 Exit status: 0 when every verdict matches its expectation, 1 when one does not,
-2 for bad usage (a one-line error, never a traceback).
+2 for bad usage (a one-line error, never a traceback). The spec variants
+(``model/variants/*.toml``) are read before any command runs: a malformed file
+is that one line for every command.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import os
 import sys
 
 from acp_lifecycle.model.config import ConfigError
+from acp_lifecycle.model.variants import VariantError
+from acp_lifecycle.model.variants import variants as _read_variants  # not `variants`: the submodule of that name
 from acp_lifecycle.sims.errors import TooLarge
 
 from .common import Parser, UsageError
@@ -103,8 +107,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         args._parser = subcommands(parser)[args.command]
         command = args.command
+        _read_variants()  # every command refuses a malformed variant file, not only those that read one
         return args.run(args)
-    except (UsageError, ConfigError, TooLarge) as e:
+    except (UsageError, ConfigError, TooLarge, VariantError) as e:
         return _error(e)
     except KeyError as e:
         return _error(e.args[0] if e.args else e)

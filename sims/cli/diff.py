@@ -17,8 +17,6 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from acp_lifecycle.model.config import Config
 from acp_lifecycle.sims.configs import get_suite
-from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds, bounds_text
-from acp_lifecycle.sims.render import action_text, trace_data, trace_lines
 
 from .common import (
     UsageError,
@@ -65,13 +63,40 @@ def register(sub) -> None:
 def exhaustive(config: str, sets: list[str], *names: str) -> tuple:
     """(the named configuration with the ``--set`` bounds, the rule sets named, by ``sims.diff.rule_set``):
     UsageError unless it can be explored exhaustively."""
-    from acp_lifecycle.sims.diff import rule_set
-
-    rules = [rule_set(n) for n in names]
+    rules = [_rule_set(n) for n in names]
     suite = get_suite(config)
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
     return suite_with_sets(suite, parse_sets(sets)), *rules
+
+
+def _rule_set(name: str):
+    """A variant's rules as data, without loading the search (two variants whose rules are equal are
+    answered at once); ``sims.diff.rule_set`` for a seeded bug and the error for an unknown name."""
+    from acp_lifecycle.model.variants import VARIANTS
+
+    if name in VARIANTS:
+        return VARIANTS[name].rules
+    from acp_lifecycle.sims.diff import rule_set
+
+    return rule_set(name)
+
+
+def equal_rules(ra, rb) -> bool:
+    """Whether two rule sets are the same rules under two names: nothing tells them apart."""
+    return ra.with_(name="") == rb.with_(name="")
+
+
+def equal_rules_text(a: str, b: str, code=str) -> str:
+    """Why ``a`` and ``b`` (names ``diff`` and ``review`` take) do not differ, when their rules are equal;
+    ``code`` marks a name up (Markdown's backticks)."""
+    from acp_lifecycle.model.variants import VARIANTS
+
+    same = [f"{code(n)} changes no rule of its base {code(VARIANTS[n].base)}" for n in dict.fromkeys((a, b))
+            if n in VARIANTS and VARIANTS[n].unchanged]
+    return (f"No difference between {code(a)} and {code(b)}: their rules are equal"
+            + (f" ({'; '.join(same)})" if same else "")
+            + ", so each allows exactly the runs of the other and judges them alike; nothing was explored.")
 
 
 def _diff(args) -> int:
@@ -84,6 +109,16 @@ def _diff(args) -> int:
     if args.json:
         refuse_options(args, "with --json (the JSON has every full run)", "--runs")
     out_dir = output_dir(args.diagrams, option="--diagrams", force=args.force) if args.diagrams is not None else None
+    if equal_rules(ra, rb):  # at once: no exploration can find what equal rules cannot have
+        why = equal_rules_text(args.a, args.b)
+        if args.json:  # nothing explored, nothing observed
+            print_json({"a": ra.name, "b": rb.name, "config": suite.name, "different": False,
+                        "equal_rules": True, "why": why, "seconds": 0.0, "robust_seconds": 0.0, "members": [],
+                        "only_a": [], "only_b": []})
+        else:
+            print_lines(screen(), [f"acp-lifecycle diff {args.a} {args.b}: configuration {suite.name}", "",
+                                   *textwrap.wrap(why, 80)])
+        return 0
 
     err = Console(stderr=True)
     with DiffProgress(suite, err) as progress:
@@ -147,6 +182,7 @@ def witness_data(w, config: str = "", cfg: Config | None = None, rules=None) -> 
     from acp_lifecycle.sims.diff import observed_lines
     from acp_lifecycle.sims.diff.links import explore_link
     from acp_lifecycle.sims.diff.report import explanations
+    from acp_lifecycle.sims.render import action_text, trace_data
 
     obs = observed_lines(w)
     out = {
@@ -170,6 +206,8 @@ def witness_data(w, config: str = "", cfg: Config | None = None, rules=None) -> 
 
 
 def diff_data(d) -> dict:
+    from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds
+
     def direction(x) -> dict:
         return {"product_states": x.nodes, "transitions": x.transitions, "states": x.states,
                 "subsets": x.subsets, "seconds": round(x.seconds, 3), "kinds": list(x.witnesses)}
@@ -202,6 +240,7 @@ def witness_lines(w, runs: bool = False) -> list[str]:
     """A witness for people: each observed message with the step that sent it, the distinguishing one marked."""
     from acp_lifecycle.sims.diff import observed_lines
     from acp_lifecycle.sims.diff.report import answer_text, entry_text, explanations, robust_text
+    from acp_lifecycle.sims.render import action_text, trace_lines
 
     obs = observed_lines(w)
     n, k = len(w.events), len(w.run)
@@ -227,6 +266,8 @@ def _kinds(groups: dict) -> str:
 
 
 def diff_lines(d, runs: bool = False) -> list[str]:
+    from acp_lifecycle.sims.diff.bounds import OBSERVED, bounds_text
+
     a, b = d.a.name, d.b.name
     n = len(d.members)
     lines = [f"acp-lifecycle diff {a} {b}: configuration {d.suite.name} ({n} member{'s' * (n != 1)})", ""]

@@ -10,7 +10,7 @@ from acp_lifecycle.model.bugs import get_bug
 from acp_lifecycle.sims.configs import get_suite
 
 from .common import UsageError, add_json, positive_int, print_json, screen
-from .options import add_model_options, model_rules, parse_sets, suite_with_sets
+from .options import add_model_options, model_rules, parse_sets, suite_with_sets, variant_expectation
 
 
 def register(sub) -> None:
@@ -30,11 +30,11 @@ def register(sub) -> None:
 
 
 def _fuzz(args) -> int:
+    bug = get_bug(args.bug) if args.bug is not None else None
+    rules = bug.on(model_rules(args)) if bug else model_rules(args)  # before Hypothesis loads: a note is at once
     from acp_lifecycle.sims.render import trace_data
     from acp_lifecycle.sims.search.fuzz import fuzz
 
-    bug = get_bug(args.bug) if args.bug is not None else None
-    rules = bug.on(model_rules(args)) if bug else model_rules(args)
     suite = get_suite(args.config if args.config is not None else bug.member if bug else "fuzz")
     suite = suite_with_sets(suite, parse_sets(args.sets))
     if args.examples is None:
@@ -45,6 +45,8 @@ def _fuzz(args) -> int:
         raise UsageError(f"--examples must be between 1 and 1000000, not {args.examples}")
     if not 1 <= args.steps <= 10_000:
         raise UsageError(f"--steps must be between 1 and 10000, not {args.steps}")
+    # a variant is judged by its own expectations, as check --variant judges it (not its base's)
+    expectation = variant_expectation(args) if bug is None else None
     err = Console(stderr=True)
     results = []
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} runs"),
@@ -52,7 +54,8 @@ def _fuzz(args) -> int:
         for cfg in suite.members:
             task = bar.add_task(f"fuzz {cfg.name}", total=args.examples)
             results.append(fuzz(cfg, rules, examples=args.examples, seed=args.seed, steps=args.steps,
-                                progress=lambda n, task=task: bar.update(task, completed=min(n, args.examples))))
+                                progress=lambda n, task=task: bar.update(task, completed=min(n, args.examples)),
+                                expectation=expectation))
             if not results[-1].ok:
                 break
     ok = all(r.ok for r in results)

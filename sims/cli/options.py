@@ -2,20 +2,23 @@
 which bounds (``--set NAME=VALUE``), parsed in one place.
 
 ``--rules`` names a rule set (rfd, rfd+2.4.0); ``--variant`` a spec variant (a file of
-``model/variants/``: its base rule set with its changes). ``--set`` raises or lowers one integer
+``model/variants/``: its base, a rule set or another variant, with its changes; one whose rules
+equal its base's is said so on stderr at once). ``--set`` raises or lowers one integer
 budget of ``Config`` (``model/config.py``, ``LIMITS``) on every member the command explores.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import replace
 
 from acp_lifecycle.model.config import LIMITS, RULE_SETS, Config, ConfigError, Rules, rule_set
 
 from .common import UsageError
 
-__all__ = ["add_model_options", "model_rules", "parse_sets", "suite_with_sets", "variant_expectations", "with_sets"]
+__all__ = ["add_model_options", "model_rules", "parse_sets", "suite_with_sets", "variant_expectation",
+           "variant_expectations", "with_sets"]
 
 
 def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: bool = True) -> None:
@@ -24,14 +27,15 @@ def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: b
         p.add_argument("--rules", choices=tuple(RULE_SETS), default=None,
                        help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
         p.add_argument("--variant", metavar="NAME",
-                       help="a spec variant instead (`acp-lifecycle variants --list`): its base rule set, changed")
+                       help="a spec variant instead (`acp-lifecycle variants --list`): its base's rules, changed")
     if sets:
         p.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME=VALUE",
                        help=f"raise or lower a bound on every member explored (repeatable): {', '.join(LIMITS)}")
 
 
 def model_rules(args, default: str = "rfd") -> Rules:
-    """The rules ``--rules`` or ``--variant`` names (``default``'s rule set when neither is given)."""
+    """The rules ``--rules`` or ``--variant`` names (``default``'s rule set when neither is given).
+    A variant whose rules equal its base's is said so at once, one line on stderr."""
     name = getattr(args, "variant", None)
     if name is not None:
         if getattr(args, "rules", None) is not None:
@@ -40,22 +44,33 @@ def model_rules(args, default: str = "rfd") -> Rules:
 
         if name not in VARIANTS:
             raise UsageError(f"--variant: unknown variant {name!r}; choose one of: {', '.join(VARIANTS)}")
-        return VARIANTS[name].rules
+        v = VARIANTS[name]
+        if v.unchanged:
+            print(f"acp-lifecycle: {v.unchanged_line()}", file=sys.stderr, flush=True)
+        return v.rules
     return rule_set(getattr(args, "rules", None) or default)
+
+
+def variant_expectation(args):
+    """Under ``--variant``, each property's expectation as the variant's file gives it ("" for one it
+    cannot state; a limitation it fixes expected to hold); None without ``--variant``."""
+    name = getattr(args, "variant", None)
+    if name is None:
+        return None
+    from acp_lifecycle.model.variants import get_variant
+
+    v = get_variant(name)
+    return lambda prop: "" if prop.id in v.not_applicable else v.expectation(prop)
 
 
 def variant_expectations(result, args) -> None:
     """Under ``--variant``, judge ``result``'s verdicts (a ``SuiteResult``) by the variant's own
-    expectations: a property it cannot state is not applicable, one whose class it changes (a
-    limitation it fixes) is expected as its file says."""
-    name = getattr(args, "variant", None)
-    if name is None:
+    expectations (``variant_expectation``)."""
+    expectation = variant_expectation(args)
+    if expectation is None:
         return
-    from acp_lifecycle.model.variants import VARIANTS
-
-    v = VARIANTS[name]
-    for pid, verdict in result.verdicts.items():
-        verdict.expect = "" if pid in v.not_applicable else v.expectation(verdict.prop)
+    for verdict in result.verdicts.values():
+        verdict.expect = expectation(verdict.prop)
 
 
 def parse_sets(texts: list[str]) -> dict[str, int]:

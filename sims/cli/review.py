@@ -41,13 +41,15 @@ def _review(args) -> int:
     from acp_lifecycle.sims.review.markdown import markdown
 
     from .common import refuse_options
-    from .diff import DiffProgress, exhaustive
+    from .diff import DiffProgress, equal_rules, exhaustive
 
     suite, base, new = exhaustive(args.config, args.sets, args.base, args.new)
     if args.out is None:
         refuse_options(args, "without --out", "--force")
     out = output_file(args.out, option="--out", force=args.force) if args.out is not None else None
     err = Console(stderr=True)
+    if equal_rules(base, new):  # at once: no exploration can find what equal rules cannot have
+        return _equal(args, suite.name, out, err)
     with DiffProgress(suite, err) as progress:
         r = build(args.config, base, new, max_nodes=args.max_states, on_member=progress.member,
                   progress=progress.runs, names=(args.base, args.new))
@@ -60,6 +62,26 @@ def _review(args) -> int:
     elif out is None:
         sys.stdout.write(text)
     return 1 if r.different else 0
+
+
+def _equal(args, config: str, out, err) -> int:
+    """The review of two rule sets whose rules are equal: it says so, in Markdown and JSON, exit 0."""
+    from .diff import equal_rules_text
+
+    why = equal_rules_text(args.base, args.new)
+    text = "\n".join([
+        f"# Review: `{args.new}` against `{args.base}`", "",
+        f"`acp-lifecycle review {args.base} {args.new} --config {config}`.", "",
+        f"**Summary.** {equal_rules_text(args.base, args.new, code=lambda n: f'`{n}`')}", ""])
+    if out is not None:
+        out.write_text(text)
+        err.print(f"wrote {out}", highlight=False)
+    if args.json:
+        print_json({"base": args.base, "new": args.new, "config": config, "different": False, "equal_rules": True,
+                    "why": why, "out": str(out) if out else None, "runs": [], "verdict_changes": []})
+    elif out is None:
+        sys.stdout.write(text)
+    return 0
 
 
 def review_data(r, out: str | None) -> dict:

@@ -346,22 +346,25 @@ def make_machine(
     *,
     progress: Callable[[int], None] | None = None,
     drive_limit: int = DRIVE_LIMIT,
+    expectation: Callable[[Property], str] | None = None,
 ) -> type[ModelMachine]:
-    """The ``ModelMachine`` of one configuration and rule set, with a fresh ``record``.
+    """The ``ModelMachine`` of one configuration and rule set, with a fresh ``record``; each property
+    judged by ``expectation`` (a variant's), by the rule set's own without it.
 
     >>> from acp_lifecycle.sims.configs import get_suite
     >>> machine = make_machine(get_suite("tiny").members[0])
     >>> machine.__name__, machine.record.runs
     ('Model_tiny', 0)
     """
-    model = Lifecycle(cfg, rules)
     # the rules of the rule set only; a SHOULD a lenient agent may skip is not a failure
-    props = model.properties()
+    model = Lifecycle(cfg, rules)
+    expectation = expectation or model.expectation
+    props = [p for p in model.every_property() if expectation(p)]
     always = [p for p in props if p.kind == "always"]
     name = f"Model_{cfg.name.replace('-', '_')}"
     attributes = {
         "model": model,
-        "must": frozenset(p.id for p in props if model.expectation(p) == "must_hold"),
+        "must": frozenset(p.id for p in props if expectation(p) == "must_hold"),
         "always": always,
         "eventually": [p for p in props if p.kind == "eventually"],
         "select": staticmethod(model.dispatch(props).for_step),
@@ -412,7 +415,8 @@ def _replay(labels: list[tuple], model: Lifecycle, prop: Property, others: list[
 
 
 def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id: str,
-            budget: float = 20.0) -> tuple[list[tuple[System, Step]], str | None]:
+            budget: float = 20.0, expectation: Callable[[Property], str] | None = None,
+            ) -> tuple[list[tuple[System, Step]], str | None]:
     """Delete steps from a failing run while ``prop_id`` still fails the same way.
 
     The pass Hypothesis cannot make itself: a run's steps come from drawn
@@ -428,8 +432,9 @@ def shorten(trace: list[tuple[System, Step]], cfg: Config, rules: Rules, prop_id
     """
     model = Lifecycle(cfg, rules)
     prop = model.property_by_id(prop_id)
-    # the other rules of this rule set (a rule of the 2.4.0 text is none under rfd)
-    others = [p for p in model.every_property() if model.expectation(p) == "must_hold"
+    # the other rules of this rule set (a rule of the 2.4.0 text is none under rfd), or of the variant
+    expectation = expectation or model.expectation
+    others = [p for p in model.every_property() if expectation(p) == "must_hold"
               and p.kind in ("step", "always") and p is not prop]
     labels = [step.action for _, step in trace]
     best, message = None, None
@@ -521,14 +526,16 @@ def fuzz(
     progress: Callable[[int], None] | None = None,
     *,
     shrink: bool = True,
+    expectation: Callable[[Property], str] | None = None,
 ) -> FuzzResult:
     """Run ``examples`` random runs of up to ``steps`` drawn steps each; shrink the first failure.
 
     ``progress(n)`` is called after each example with the number run so far
     (not during shrinking). ``shrink=False`` reports the first failing run as
-    found (the runs before it are the same either way).
+    found (the runs before it are the same either way). ``expectation`` judges each property (a
+    variant's expectations: ``check --variant`` judges by them too); the rule set's without it.
     """
-    machine = make_machine(cfg, rules, progress=progress)
+    machine = make_machine(cfg, rules, progress=progress, expectation=expectation)
     hypothesis.seed(seed)(machine)
     run_settings = settings(
         max_examples=examples,
@@ -559,7 +566,7 @@ def fuzz(
         assert rec_prop == prop  # the final replay is the last failing run
         shrunk = len(trace)
         if shrink:
-            trace, shorter = shorten(trace, cfg, rules, prop)
+            trace, shorter = shorten(trace, cfg, rules, prop, expectation=expectation)
             message = shorter or message
     seconds = time.perf_counter() - t0
     rec = machine.record
