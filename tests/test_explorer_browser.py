@@ -22,7 +22,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                                reason="no chromium/chromedriver on PATH (apt-get install chromium chromium-driver)")
+                                reason="no chromium/chromedriver on PATH (.ci/setup as root, or apt-get install chromium chromium-driver)")
 
 
 @pytest.fixture(scope="module")
