@@ -125,6 +125,15 @@ __all__ = [
 # The monitor
 
 
+def _json_kind(value) -> str:
+    """A JSON value that is not an object, in words (a batch: an array of objects)."""
+    if isinstance(value, list):
+        return "a batch" if value and all(isinstance(v, dict) for v in value) else "an array"
+    if isinstance(value, (bool, type(None))):
+        return json.dumps(value)
+    return "a string" if isinstance(value, str) else "a number"
+
+
 class Monitor:
     """Feed transcript entries in order; ``finish()`` at the end of the log.
 
@@ -231,6 +240,10 @@ class Monitor:
             return self.findings[before:]
         msg = entry.get("msg")
         sender = entry.get("from")
+        if type(msg) is not dict:  # JSON, but not one message: a batch, an array, a string, a number
+            self._add(line, "wire_message_is_json", f"the {sender} wrote {_json_kind(msg)}, not one JSON-RPC message "
+                      f"object: {json.dumps(msg, default=str)[:80]}")
+            return self.findings[before:]
         self.messages += 1
         try:
             self._message(line, conn, sender, msg)
