@@ -472,6 +472,29 @@ def print_lines(out: Console, lines: Iterable[str]) -> None:
             out.print(part, markup=False, highlight=False, soft_wrap=True)
 
 
+def command_lines(command: str, width: int, indent: str = "  ") -> list[str]:
+    """A shell command for a person to copy, as lines of at most ``width`` columns where the
+    arguments allow: broken only between arguments, each line but the last ending in `` \\``
+    (a shell reads them as one line); an option stays with its value, and an argument is never
+    cut, however long."""
+    import shlex
+
+    words: list[str] = []
+    for arg in shlex.split(command):  # an option and its value stay together
+        if words and words[-1].startswith("-") and " " not in words[-1] and not arg.startswith("-"):
+            words[-1] += " " + shlex.quote(arg)
+        else:
+            words.append(shlex.quote(arg))
+    lines, current = [], indent
+    for word in words:
+        if current.strip() and len(current) + 1 + len(word) + 2 > width:
+            lines.append(current + " \\")
+            current = indent * 2 + word
+        else:
+            current += (" " if current.strip() else "") + word
+    return lines + [current]
+
+
 def _print_list(out: Console, columns: Sequence[Column], rows: list[list[str]], title: str | None, group: bool) -> None:
     """One entry per row: the key cell as a heading, the other cells under it."""
     key = next((i for i, c in enumerate(columns) if c.key), 0)
