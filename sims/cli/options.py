@@ -18,11 +18,14 @@ from .common import UsageError
 __all__ = ["add_model_options", "model_rules", "parse_sets", "suite_with_sets", "variant_expectations", "with_sets"]
 
 
-def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: bool = True) -> None:
-    """Add ``--rules`` and ``--variant`` (with ``rules``) and ``--set`` (with ``sets``) to ``p``."""
+def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: bool = True,
+                      rules_default: str = "rfd") -> None:
+    """Add ``--rules`` and ``--variant`` (with ``rules``) and ``--set`` (with ``sets``) to ``p``;
+    ``rules_default`` is what the help says the command does without either."""
     if rules:
         p.add_argument("--rules", choices=tuple(RULE_SETS), default=None,
-                       help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
+                       help=f"the rule set: the RFD as written (rfd) or refined by the 2.4.0 schema text "
+                            f"(rfd+2.4.0); default: {rules_default}")
         p.add_argument("--variant", metavar="NAME",
                        help="a spec variant instead (`acp-lifecycle variants --list`): its base rule set, changed")
     if sets:
