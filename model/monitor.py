@@ -86,7 +86,7 @@ from .wire_rules import (
 # public in wire_state; the short local names stay until this module's rules are split out
 from .wire_state import Connection as _Conn
 from .wire_state import PendingRequest as _Request
-from .wire_state import RawFloat, id_key
+from .wire_state import RawFloat, id_key, not_a_message
 from .wire_state import ResumeWindow as _Resume
 from .wire_state import SessionRecord as _Session
 from .wire_state import SessionView as _View
@@ -123,15 +123,6 @@ __all__ = [
 
 # ---------------------------------------------------------------------------
 # The monitor
-
-
-def _json_kind(value) -> str:
-    """A JSON value that is not an object, in words (a batch: an array of objects)."""
-    if isinstance(value, list):
-        return "a batch" if value and all(isinstance(v, dict) for v in value) else "an array"
-    if isinstance(value, (bool, type(None))):
-        return json.dumps(value)
-    return "a string" if isinstance(value, str) else "a number"
 
 
 class Monitor:
@@ -235,14 +226,11 @@ class Monitor:
         if entry.get("event") == "closed":
             conn.closed = True
             return []
-        if "raw" in entry and "msg" not in entry:
-            self._add(line, "wire_message_is_json", f"the {entry.get('from')} wrote a line that is not JSON: {str(entry['raw'])[:80]!r}")
-            return self.findings[before:]
         msg = entry.get("msg")
         sender = entry.get("from")
-        if type(msg) is not dict:  # JSON, but not one message: a batch, an array, a string, a number
-            self._add(line, "wire_message_is_json", f"the {sender} wrote {_json_kind(msg)}, not one JSON-RPC message "
-                      f"object: {json.dumps(msg, default=str)[:80]}")
+        if type(msg) is not dict:  # not JSON ("raw"), or JSON but not one message: a batch, an array, a string
+            wrote = f"a line that is not JSON: {str(entry['raw'])[:80]!r}" if "raw" in entry and "msg" not in entry else not_a_message(msg)
+            self._add(line, "wire_message_is_json", f"the {sender} wrote {wrote}")
             return self.findings[before:]
         self.messages += 1
         try:
