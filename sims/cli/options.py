@@ -62,26 +62,11 @@ def variant_expectations(result, args) -> None:
 
 
 def parse_sets(texts: list[str], option: str = "--set ") -> dict[str, int]:
-    """``["failures=2", ...]`` as ``{"failures": 2}``; ``UsageError`` (one line, each naming
-    ``option`` and the text) for an unknown name, a missing value, a value that is not an integer,
-    or one out of the bound's range."""
-    sets: dict[str, int] = {}
-    for text in texts:
-        name, eq, value = text.partition("=")
-        name = name.strip().replace("-", "_")
-        if name not in LIMITS:
-            raise UsageError(f"{option}{text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(LIMITS)}")
-        if not eq or not value.strip():
-            raise UsageError(f"{option}{text}: {name} needs a value (give {name}=VALUE, in {LIMITS[name][0]}..{LIMITS[name][1]})")
-        try:
-            number = int(value.strip())
-        except ValueError:
-            raise UsageError(f"{option}{text}: {value.strip()!r} is not an integer") from None
-        lo, hi = LIMITS[name]
-        if not lo <= number <= hi:
-            raise UsageError(f"{option}{text}: {name} must be in {lo}..{hi}")
-        sets[name] = number
-    return sets
+    """``["failures=2", ...]`` as ``{"failures": 2}``; ``UsageError`` (one line) for a bad one
+    (``sims.configs.parse_bounds``, which the explorer's ``set=`` shares)."""
+    from acp_lifecycle.sims.configs import parse_bounds
+
+    return parse_bounds(texts, option)
 
 
 def with_sets(cfg: Config, sets: dict[str, int]) -> Config:

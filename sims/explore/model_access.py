@@ -205,10 +205,10 @@ def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: s
                          f"({', '.join(v for v in VARIANTS if v not in RULE_SETS)})")
     r = RULE_SETS[rules] if rules in RULE_SETS else VARIANTS[rules].rules
     if sets:
-        from acp_lifecycle.sims.cli.options import UsageError, parse_sets
+        from acp_lifecycle.sims.configs import UsageError, parse_bounds
 
         try:  # the command line's --set: one wording for an unknown bound, a missing or bad value
-            cfg = cfg.with_(**parse_sets(sets.split(","), option="set="))
+            cfg = cfg.with_(**parse_bounds(sets.split(","), option="set="))
         except (UsageError, ConfigError) as e:
             raise BadRequest(str(e)) from None
     if bug:
