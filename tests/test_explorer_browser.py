@@ -60,6 +60,15 @@ def shown(driver) -> dict:
             "chart steps": [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#chart text.step")]}
 
 
+def check_link(server, browser, bug: str, prop: str):
+    """The link to ``prop``'s run among `check`'s counterexamples of ``bug`` on ``tiny``."""
+    browser.get(server.url + f"?config=tiny&bug={bug}")
+    wait_depth(browser, 0)
+    browser.find_element(By.ID, "run-check").click()
+    return WebDriverWait(browser, 60).until(
+        lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "#traces a") if a.text == prop), None))
+
+
 def test_five_actions_back_two_and_a_reload_shows_the_same_state(server, browser):
     browser.get(server.url + "?config=tiny")
     wait_depth(browser, 0)
@@ -86,12 +95,7 @@ def test_five_actions_back_two_and_a_reload_shows_the_same_state(server, browser
 
 
 def test_a_seeded_bugs_counterexample_opens_from_its_link(server, browser):
-    browser.get(server.url + "?config=tiny&bug=answer-at-receipt")
-    wait_depth(browser, 0)
-    browser.find_element(By.ID, "run-check").click()
-    link = WebDriverWait(browser, 60).until(
-        lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "#traces a")
-                        if a.text == "success_only_after_insertion"), None))
+    link = check_link(server, browser, "answer-at-receipt", "success_only_after_insertion")
     assert "VIOLATED" in link.find_element(By.XPATH, "..").text
     link.click()
     wait_depth(browser, 2)
@@ -120,13 +124,7 @@ def test_a_double_click_takes_one_step(server, browser):
 def test_a_liveness_counterexample_shows_what_it_broke(server, browser):
     """never-echo's counterexample ends where no step is left and the message was never echoed:
     the page said "broken by this run: none", in green."""
-    browser.get(server.url + "?config=tiny&bug=never-echo")
-    wait_depth(browser, 0)
-    browser.find_element(By.ID, "run-check").click()
-    link = WebDriverWait(browser, 60).until(
-        lambda d: next((a for a in d.find_elements(By.CSS_SELECTOR, "#traces a")
-                        if a.text == "every_inserted_message_echoed"), None))
-    link.click()
+    check_link(server, browser, "never-echo", "every_inserted_message_echoed").click()
     WebDriverWait(browser, 30).until(lambda d: "no action is enabled" in d.find_element(By.ID, "actions").text.lower())
     broken = browser.find_element(By.CSS_SELECTOR, "#verdicts ul.v li")
     assert "every_inserted_message_echoed" in broken.text and "never reported" in broken.text
