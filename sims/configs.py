@@ -207,7 +207,8 @@ def parse_bounds(texts: list[str], option: str = "--set ") -> dict[str, int]:
         if name not in LIMITS:
             raise UsageError(f"{option}{text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(LIMITS)}")
         if not eq or not value.strip():
-            raise UsageError(f"{option}{text}: {name} needs a value (give {name}=VALUE, in {LIMITS[name][0]}..{LIMITS[name][1]})")
+            lo, hi = LIMITS[name]
+            raise UsageError(f"{option}{text}: {name} needs a value (give {name}=VALUE, in {lo}..{hi})")
         try:
             number = int(value.strip())
         except ValueError:

@@ -82,9 +82,11 @@ class Agent:
         self._log("client", msg)
         problem = invalid_request(msg)
         if problem is None and "method" in msg and "id" in msg and json.dumps(msg["id"]) in self.pending:
-            problem = f"id {json.dumps(msg['id'])} is still pending (a request id names one request until it is answered)"
+            problem = (f"id {json.dumps(msg['id'])} is still pending "
+                       "(a request id names one request until it is answered)")
         if problem is not None:  # JSON-RPC 2.0: the id of an Invalid Request's error is null
-            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"Invalid Request: {problem}"}})
+            error = {"code": -32600, "message": f"Invalid Request: {problem}"}
+            self.send({"jsonrpc": "2.0", "id": None, "error": error})
             return
         now = time.monotonic()
         if "method" not in msg:
@@ -219,8 +221,10 @@ def invalid_request(msg) -> str | None:
     """Why ``msg`` (parsed JSON) is not a JSON-RPC 2.0 request, notification or response; None if it is one."""
     if not isinstance(msg, dict):
         return f"a message is one JSON object, not {json_kind(msg)}"
-    if msg.get("jsonrpc") != "2.0":
-        return f'"jsonrpc" must be "2.0" (got {json.dumps(msg.get("jsonrpc"))})' if "jsonrpc" in msg else '"jsonrpc": "2.0" is missing'
+    if "jsonrpc" not in msg:
+        return '"jsonrpc": "2.0" is missing'
+    if msg["jsonrpc"] != "2.0":
+        return f'"jsonrpc" must be "2.0" (got {json.dumps(msg["jsonrpc"])})'
     if "method" in msg:
         if not isinstance(msg["method"], str):
             return '"method" must be a string'

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import Parser, UsageError, action_help, add_force, add_json, input_file, output_file, path_argument, refuse_options
+from .common import (Parser, UsageError, action_help, add_force, add_json, input_file, output_file, path_argument,
+                     refuse_options)
 
 
 class _BridgeParser(Parser):
@@ -50,8 +51,10 @@ def _serve_help() -> str:
     def add(p):
         p.add_argument("--to", required=True, choices=("v1", "v2"),
                        help="the client's version: v2 for a v1 agent (a v2 editor), v1 for a v2 agent (a v1 editor)")
-        p.add_argument("--insertion", choices=("echo", "immediate"), help="--to v2: the bridge's insertion point (default echo)")
-        p.add_argument("--background", choices=("forward", "drop"), help="--to v1: updates outside a v1 turn (default forward)")
+        p.add_argument("--insertion", choices=("echo", "immediate"),
+                       help="--to v2: the bridge's insertion point (default echo)")
+        p.add_argument("--background", choices=("forward", "drop"),
+                       help="--to v1: updates outside a v1 turn (default forward)")
         p.add_argument("--record", metavar="OUT.jsonl",
                        help="record both sides (OUT.jsonl, OUT.v1.jsonl, OUT.v2.jsonl; {time} and {pid} are filled in)")
         p.add_argument("--force", action="store_true", help="overwrite an existing record")

@@ -99,7 +99,8 @@ class Parser(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
 
-def action_help(prog: str, description: str, add: Callable[[argparse.ArgumentParser], None], usage: str | None = None) -> str:
+def action_help(prog: str, description: str, add: Callable[[argparse.ArgumentParser], None],
+                usage: str | None = None) -> str:
     """The help of one action of a command (:attr:`Parser.action_helps`): ``add`` puts its options
     on a parser of its own."""
     p = argparse.ArgumentParser(prog=prog, description=description, usage=usage)
