@@ -79,4 +79,7 @@ def __getattr__(name: str):
 from .proposals import registry as _registry  # noqa: E402
 from .wire_rules import add_proposal_rules as _add_proposal_rules  # noqa: E402
 
-_add_proposal_rules(_registry().values())
+try:
+    _add_proposal_rules(_registry().values())
+except ValueError:  # a malformed proposal: ``registry()`` raises it again where it is used (one line from the CLI)
+    pass

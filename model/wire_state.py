@@ -235,3 +235,14 @@ def is_final(view: SessionView, item) -> bool:
     if kind == "tool_call":
         return view.tool_status.get(ident) in FINAL_TOOL
     return bool(view.terminals.get(ident))
+
+
+def not_a_message(value) -> str:
+    """A transcript's ``msg`` that is JSON but not one message object, as a finding says it."""
+    if isinstance(value, list):
+        what = "a batch" if value and all(isinstance(v, dict) for v in value) else "an array"
+    elif isinstance(value, (bool, type(None))):
+        what = json.dumps(value)
+    else:
+        what = "a string" if isinstance(value, str) else "a number"
+    return f"{what}, not one JSON-RPC message object: {json.dumps(value, default=str)[:80]}"

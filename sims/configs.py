@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from acp_lifecycle.model.config import Config, ConfigError
+from acp_lifecycle.model.config import LIMITS, Config, ConfigError
+from acp_lifecycle.sims.errors import UsageError
 
-__all__ = ["Suite", "SUITES", "get_suite", "ConfigError"]
+__all__ = ["Suite", "SUITES", "get_suite", "ConfigError", "parse_bounds"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,3 +194,27 @@ def get_suite(name: str) -> Suite:
                 return replace(suite, name=m.name, summary=f"member {m.name} of {suite.name}", members=(m,))
     names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members} - set(SUITES)))
     raise ConfigError(f"unknown configuration {name!r}; choose one of: {names}")
+
+
+def parse_bounds(texts: list[str], option: str = "--set ") -> dict[str, int]:
+    """``["failures=2", ...]`` as ``{"failures": 2}``; ``UsageError`` (one line, each naming
+    ``option`` and the text) for an unknown name, a missing value, a value that is not an integer,
+    or one out of the bound's range."""
+    sets: dict[str, int] = {}
+    for text in texts:
+        name, eq, value = text.partition("=")
+        name = name.strip().replace("-", "_")
+        if name not in LIMITS:
+            raise UsageError(f"{option}{text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(LIMITS)}")
+        if not eq or not value.strip():
+            lo, hi = LIMITS[name]
+            raise UsageError(f"{option}{text}: {name} needs a value (give {name}=VALUE, in {lo}..{hi})")
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise UsageError(f"{option}{text}: {value.strip()!r} is not an integer") from None
+        lo, hi = LIMITS[name]
+        if not lo <= number <= hi:
+            raise UsageError(f"{option}{text}: {name} must be in {lo}..{hi}")
+        sets[name] = number
+    return sets

@@ -64,6 +64,22 @@ def await_sigint_handler(pid: int, timeout: float = 10.0) -> None:
         time.sleep(0.005)
 
 
+#: ``python -c STARTED_MAIN ARGS``: the command line's ``main``, once the interpreter has started
+#: (site imported) and said so by creating the file ``$ACP_LIFECYCLE_TEST_STARTED`` (``await_started``).
+STARTED_MAIN = ("import os, sys; open(os.environ['ACP_LIFECYCLE_TEST_STARTED'], 'x').close(); "
+                "from acp_lifecycle.cli import main; sys.exit(main())")
+
+
+def await_started(marker: Path, proc, timeout: float = 60.0) -> None:
+    """Wait until the child started with ``STARTED_MAIN`` runs its first line: the interpreter's own
+    start-up (``site``, which a Ctrl-C ends with "Fatal Python error: init_import_site" and exit 1)
+    is over, however loaded the machine. A test of a command's Ctrl-C counts its delays from here."""
+    deadline = time.monotonic() + timeout
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    await_sigint_handler(proc.pid, timeout)
+
+
 def pytest_configure(config):
     if "tmp" in _SAVED:  # a nested session: already done
         return

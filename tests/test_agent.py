@@ -136,6 +136,73 @@ def test_the_command_refuses_an_existing_record_without_force(tmp_path, capsys):
     assert "exists; pass --force" in capsys.readouterr().err
 
 
+INVALID = [
+    ("{}", '"jsonrpc": "2.0" is missing'),
+    ('{"jsonrpc":"2.0"}', 'neither a request ("method") nor a response'),
+    ('{"jsonrpc":"1.0","id":7,"method":"session/list","params":{}}', '"jsonrpc" must be "2.0" (got "1.0")'),
+    ('{"jsonrpc":"2.0","id":null,"method":"session/list","params":{}}', '"id" must be a string or an integer (got null)'),
+    ('{"jsonrpc":"2.0","id":{"a":1},"method":"session/list","params":{}}', '"id" must be a string or an integer'),
+    ('{"jsonrpc":"2.0","id":1.5,"method":"session/list","params":{}}', '"id" must be a string or an integer (got 1.5)'),
+    ('{"jsonrpc":"2.0","id":true,"method":"session/list","params":{}}', '"id" must be a string or an integer (got true)'),
+    ('{"jsonrpc":"2.0","id":7,"method":3}', '"method" must be a string'),
+    ("[]", "a message is one JSON object, not an array"),
+    ('"str"', "a message is one JSON object, not a string"),
+    ('[{"jsonrpc":"2.0","id":7,"method":"session/list"}]', "a message is one JSON object, not a batch"),
+]
+
+
+@pytest.mark.parametrize("line, why", INVALID)
+def test_a_line_that_is_not_a_json_rpc_2_0_message_is_an_invalid_request(line, why):
+    """``{}``, ``{"jsonrpc":"2.0"}`` got no reply, ``"jsonrpc":"1.0"`` was served, ids null, {"a":1}
+    and 1.5 were accepted and echoed: each is -32600 with id null, and nothing else is sent."""
+    out = io.StringIO()
+    run(S240_RULES, "eager", 0, io.StringIO("\n".join(OPEN + [line]) + "\n"), out)
+    sent = [json.loads(ln) for ln in out.getvalue().splitlines()][2:]
+    assert sent == [{"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"Invalid Request: {sent[0]['error']['message'].split(': ', 1)[1]}"}}]
+    assert why in sent[0]["error"]["message"]
+
+
+def test_a_reused_pending_id_is_refused_not_answered_twice():
+    out = io.StringIO()
+    agent = Agent(S240_RULES, "lazy", 0, out, grace=0.0)
+    for line in OPEN + [prompt(2, "one"), prompt(2, "two")]:  # lazy: the first is still pending
+        agent.handle(line)
+    sent = [json.loads(ln) for ln in out.getvalue().splitlines()]
+    assert sent[-1] == {"jsonrpc": "2.0", "id": None, "error": {
+        "code": -32600, "message": "Invalid Request: id 2 is still pending (a request id names one request until it is answered)"}}
+    while agent.tick(wait=False) == "step":
+        pass
+    answers = [m for m in (json.loads(ln) for ln in out.getvalue().splitlines()) if m.get("id") == 2 and "method" not in m]
+    assert len(answers) == 1 and "result" in answers[0]
+    before = len(out.getvalue().splitlines())
+    agent.handle(prompt(2, "three"))  # answered: the id is free again
+    assert "-32600" not in "".join(out.getvalue().splitlines()[before:])
+
+
+def test_a_request_before_initialize_is_refused():
+    out = io.StringIO()
+    run(S240_RULES, "eager", 0, io.StringIO("\n".join([OPEN[1], OPEN[0], OPEN[1].replace('"id": 1', '"id": 2')]) + "\n"), out)
+    sent = [json.loads(ln) for ln in out.getvalue().splitlines()]
+    assert sent[0] == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request: session/new before initialize"}}
+    assert sent[1]["id"] == 0 and "result" in sent[1] and sent[2] == {"jsonrpc": "2.0", "id": 2, "result": {"sessionId": "sess_1"}}
+
+
+def test_trace_reads_the_agents_record_of_lines_that_are_not_message_objects(tmp_path, capsys):
+    """trace refused the agent's own record ("a line needs msg") when the client sent ``[]``, ``"str"``
+    or a batch: each is now a finding of the rule that a line is one JSON-RPC message."""
+    record = tmp_path / "run.jsonl"
+    lines = OPEN + ["[]", '"str"', '[{"jsonrpc":"2.0","id":9,"method":"session/list"}]', prompt(2, "hi")]
+    with record.open("w") as f:
+        run(S240_RULES, "eager", 0, io.StringIO("\n".join(lines) + "\n"), io.StringIO(), f)
+    assert main(["trace", "--no-schema", str(record)]) == 1
+    out = capsys.readouterr().out
+    said = [ln.split(": ", 2)[2] for ln in out.splitlines() if "wire_message_is_json" in ln]
+    assert said == ["the client wrote an array, not one JSON-RPC message object: []",
+                    'the client wrote a string, not one JSON-RPC message object: "str"',
+                    'the client wrote a batch, not one JSON-RPC message object: [{"jsonrpc": "2.0", "id": 9, "method": "session/list"}]']
+    assert "a line needs" not in out
+
+
 # --- live: the official TypeScript SDK's v2 client ------------------------------------------------------
 
 LIVE = pytest.mark.skipif(bool(live.missing()), reason=live.missing() or "live")

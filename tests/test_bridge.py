@@ -426,6 +426,7 @@ def test_the_bridge_command_writes_the_transcript_and_reports_problems_with_exit
     assert err.getvalue().splitlines()[0].startswith(f"{path}:1: agent-initiated-work: ")
     out = io.StringIO()
     assert bridge_command(path, "v1", as_json=True, out=out) == 1
+    assert out.getvalue().count("\n") == 1  # one record, one line (it was one indented document)
     data = json.loads(out.getvalue())
     assert data["problems"][0] == {"line": 1, "kind": "agent-initiated-work", "message": data["problems"][0]["message"]}
     assert len(data["transcript"]) == 10

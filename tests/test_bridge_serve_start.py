@@ -5,9 +5,12 @@ none overwritten. An agent that started and then failed keeps its stderr and its
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
+
 import pytest
 
 from acp_lifecycle.sims.bridge.serve import record_sides
@@ -90,3 +93,25 @@ def test_an_agent_that_answered_then_failed_keeps_its_stderr_its_status_and_the_
     assert json.loads(out.splitlines()[0])["id"] == 0
     sides = record_sides(record)
     assert sides["v2"][0]["msg"] == V2_INIT and {"client", "agent"} <= {e["from"] for e in sides["v1"]}
+
+
+FAKE_AGENT = [sys.executable, str(Path(__file__).resolve().parent / "bridge" / "fake_agent.py")]
+
+
+def test_a_file_on_stdin_is_the_clients_input_read_to_its_end(tmp_path):
+    """`bridge serve --to v2 -- AGENT < session.jsonl`: the file is what the client sends (the loop
+    cannot watch a file: it was `ValueError: Pipe transport is for pipes/sockets only`)."""
+    lines = tmp_path / "client.jsonl"
+    lines.write_text(json.dumps(V2_INIT) + "\n")
+    with lines.open("rb") as stdin:
+        proc = subprocess.run([*BRIDGE, "--to", "v2", "--", *FAKE_AGENT], stdin=stdin, capture_output=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr.decode(), proc.stderr.decode()
+    assert json.loads(proc.stdout.splitlines()[0])["id"] == 0  # answered
+
+
+def test_dev_null_on_stdin_is_an_immediate_end_of_input():
+    """`bridge serve ... </dev/null`: no client at all; the agent sees end of input and the bridge
+    ends (it was a traceback, then a hang)."""
+    with open(os.devnull, "rb") as stdin:
+        proc = subprocess.run([*BRIDGE, "--to", "v2", "--", *FAKE_AGENT], stdin=stdin, capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, b"") and "Traceback" not in proc.stderr.decode(), proc.stderr.decode()

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,74 @@ def test_ctrl_c_on_a_local_dask_cluster_says_one_line():
     took, rc, lines = _interrupt(["check", "--config", "wide-lost-response", "--dask", "--workers", "2"], 8.0)
     assert (rc, lines) == (130, ["acp-lifecycle: interrupted"])
     assert took < 1.0
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` now (Linux: /proc/PID/task/*/children)."""
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo.extend(kids - found)
+            found |= kids
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _terminate(args: list[str], workers: int, tmp_path: Path) -> tuple[int, set[int], str]:
+    """Start ``args`` in a session of its own, wait until it has ``workers`` processes below it,
+    SIGTERM the command alone (not its group: as a supervisor or ``kill PID`` does); its status,
+    the processes it had left alive, its stderr (a file: a worker left running holds a pipe open)."""
+    err = (tmp_path / "stderr").open("w+b")
+    proc = subprocess.Popen([sys.executable, "-c", START, *args], stdout=subprocess.DEVNULL,
+                            stderr=err, start_new_session=True)
+    try:
+        deadline, kids = time.monotonic() + 120, set()
+        while len(kids) < workers and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            kids = _descendants(proc.pid)
+        if proc.poll() is not None:
+            pytest.skip("the search ended before its workers started")  # pragma: no cover - a very fast machine
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        err.seek(0)
+        return proc.returncode, {k for k in kids if _alive(k)}, err.read().decode()
+    finally:
+        if proc.poll() is None:  # pragma: no cover - only when the test fails
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        err.close()
+
+
+def test_sigterm_to_a_parallel_check_ends_its_workers(tmp_path):
+    code, left, err = _terminate(["check", "--config", "wide", "--workers", "2"], 2, tmp_path)
+    try:
+        assert left == set() and code == 143 and "Traceback" not in err, err
+        assert err.splitlines()[-1] == "acp-lifecycle: terminated"
+    finally:
+        for k in left:
+            os.kill(k, signal.SIGKILL)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask is not installed")
+def test_sigterm_to_a_check_on_a_local_dask_cluster_ends_the_cluster(tmp_path):
+    code, left, err = _terminate(["check", "--config", "wide", "--dask", "--workers", "2"], 2, tmp_path)
+    try:
+        assert left == set() and code == 143 and "Traceback" not in err, err
+    finally:
+        for k in left:
+            os.kill(k, signal.SIGKILL)

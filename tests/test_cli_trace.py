@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from acp_lifecycle.model.wire_rules import Finding
-from conftest import await_sigint_handler
+from conftest import STARTED_MAIN, await_started
 from acp_lifecycle.sims.cli import main
 from acp_lifecycle.sims.cli.trace import finding_lines, rule_sentence
 from acp_lifecycle.sims.wire.transcript import Reader, TranscriptError
@@ -211,22 +211,30 @@ def _long_log(path: Path, copies: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("after", [0.05, 1.0])
-def test_ctrl_c_stops_trace_within_a_second_with_one_line_and_exit_130(tmp_path, after):
+@pytest.mark.parametrize("after, slow_site", [(0.05, False), (1.0, False), (0.05, True)])
+def test_ctrl_c_stops_trace_within_a_second_with_one_line_and_exit_130(tmp_path, after, slow_site):
+    """``slow_site``: the interpreter's start-up as a loaded machine stretches it (a ``sitecustomize``
+    that takes a second); counted from the handler alone, the Ctrl-C landed in it (exit 1)."""
     log = _long_log(tmp_path / "long.jsonl", 400)
-    start = "import sys; from acp_lifecycle.cli import main; sys.exit(main())"
+    started = tmp_path / "started"
+    env = {**os.environ, "ACP_LIFECYCLE_TEST_STARTED": str(started)}
+    if slow_site:
+        (tmp_path / "site").mkdir()
+        (tmp_path / "site" / "sitecustomize.py").write_text("import time\ntime.sleep(1.0)\n")
+        env["PYTHONPATH"] = os.pathsep.join([str(tmp_path / "site"), *filter(None, [os.environ.get("PYTHONPATH")])])
     # Under a shell job SIGINT may be ignored here, and a child inherits that (Python then leaves
     # it ignored): while starting the child, catch it, so that the child starts as from a terminal.
     saved = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        proc = subprocess.Popen([sys.executable, "-c", start, "trace", str(log)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
+        proc = subprocess.Popen([sys.executable, "-c", STARTED_MAIN, "trace", str(log)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env)
     finally:
         signal.signal(signal.SIGINT, saved)
-    # Until the interpreter has put in its own SIGINT handler, a Ctrl-C ends any Python program
-    # by the signal (-2), before a line of it runs: count ``after`` from there (the start-up the
-    # test is about is trace's, not the interpreter's, which a loaded machine can stretch past 0.05 s).
-    await_sigint_handler(proc.pid)
+    # Until the interpreter has started (its SIGINT handler in, ``site`` imported), a Ctrl-C ends any
+    # Python program before a line of it runs (-2, or "Fatal Python error: init_import_site" and 1):
+    # count ``after`` from the child's first line (the start-up this test is about is trace's, not
+    # the interpreter's, which a loaded machine can stretch past 0.05 s).
+    await_started(started, proc)
     time.sleep(after)
     if proc.poll() is not None:
         pytest.skip("trace finished before the interrupt")  # pragma: no cover - a very fast machine

@@ -23,7 +23,8 @@ def test_every_exploring_command_takes_the_options(command):
 
 BAD = [
     (["--set", "nope=1"], "unknown bound 'nope'"),
-    (["--set", "failures"], "unknown bound 'failures' (give NAME=VALUE)"),
+    (["--set", "failures"], "--set failures: failures needs a value (give failures=VALUE, in 0..3)"),
+    (["--set", "failures="], "--set failures=: failures needs a value"),
     (["--set", "failures=two"], "'two' is not an integer"),
     (["--set", "failures=9"], "failures must be in 0..3"),
     (["--variant", "nope"], "unknown variant 'nope'"),

@@ -1,67 +1,58 @@
-"""Output for people fits the terminal (80 columns on a pipe, $COLUMNS when set); output for
-programs (--json) is one record per line. Every command that prints tables, piped."""
+"""Output for people fits 80 columns on a pipe: a shrunk fuzz run, find's command to open a run
+(broken between its arguments only), probe's usage line (and it names every option)."""
 
 from __future__ import annotations
 
-import json
+import shlex
 
 import pytest
-from rich.cells import cell_len
 
-from acp_lifecycle.sims.cli import main
-from acp_lifecycle.sims.render import wrap_line
-
-TABLES = [
-    ["check", "--config", "failures"],
-    ["check", "--bug", "never-echo"],  # its counterexamples' JSON-RPC messages too
-    ["variants", "--config", "tiny"],
-    ["variants", "--list"],
-    ["mutate", "--list"],
-    ["mutate", "--mutant", "never-echo", "--config", "tiny"],
-    ["configs"],
-    ["bugs"],
-    ["scenario", "--list"],
-    ["scenario", "cancel-request-wins"],
-    ["diff", "rfd", "ack-at-receipt", "--config", "failures"],
-]
+from acp_lifecycle.sims.cli import main, subcommands
+from acp_lifecycle.sims.cli.common import command_lines
 
 
-def _widest(text: str) -> int:
-    return max(cell_len(line) for line in text.splitlines())
+@pytest.fixture(autouse=True)
+def _a_pipe(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # capsys is not a terminal: the pipe's width, 80
 
 
-@pytest.mark.parametrize("argv", TABLES, ids=" ".join)
-def test_piped_output_fits_80_columns_or_columns_and_json_is_one_record_per_line(argv, capsys, monkeypatch):
-    monkeypatch.delenv("COLUMNS", raising=False)
-    code = main(argv)
+def test_a_shrunk_fuzz_run_fits_80_columns(capsys):
+    """`fuzz --bug never-echo | cat` printed its messages whole: lines up to 182 columns."""
+    assert main(["fuzz", "--bug", "never-echo"]) == 1
     out = capsys.readouterr().out
-    assert _widest(out) <= 80 and _widest(out) >= 60, out  # fits, and uses the room it has
-    monkeypatch.setenv("COLUMNS", "64")
-    assert main(argv) == code
-    assert _widest(capsys.readouterr().out) <= 64
-    monkeypatch.delenv("COLUMNS")
-    assert main([*argv, "--json"]) == code
+    assert "minimal failing run" in out and '"jsonrpc"' in out
+    assert max(map(len, out.splitlines())) <= 80
+
+
+def test_finds_command_is_broken_between_arguments_not_inside_one(capsys):
+    """`--run 1,0,1,6,` then `4` on the next line: the command could not be copied."""
+    assert main(["find", "--config", "default", "c0 <- result id=2 then c0 <- user_message msg_1"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    records = [json.loads(line) for line in lines]  # each line a whole record
-    assert records and all(isinstance(r, dict) for r in records)
+    assert max(map(len, lines)) <= 80
+    at = lines.index("Open it:")
+    command = " ".join(ln.strip().removesuffix("\\").strip() for ln in lines[at + 1:])
+    assert shlex.split(command)[:2] == ["acp-lifecycle", "explore"] and "--run" in command
+    run = shlex.split(command)[shlex.split(command).index("--run") + 1]
+    assert all(part.isdigit() for part in run.split(","))  # whole
+    assert all(ln.endswith(" \\") for ln in lines[at + 1:-1])
 
 
-def test_a_listing_as_json_is_one_element_per_line(capsys):
-    from acp_lifecycle.sims.configs import SUITES
+def test_command_lines_keep_an_option_with_its_value_and_never_cut_an_argument():
+    cmd = "acp-lifecycle explore --config default --member lost-response --set cancels=1 --run " + ",".join(["10"] * 40)
+    lines = command_lines(cmd, 40)
+    assert shlex.split(" ".join(ln.removesuffix(" \\") for ln in lines)) == shlex.split(cmd)
+    assert any(ln.strip() == "--member lost-response \\" for ln in lines)
+    assert all(len(ln) <= 40 for ln in lines if "10,10" not in ln)
 
-    assert main(["configs", "--json"]) == 0
-    assert [json.loads(line)["name"] for line in capsys.readouterr().out.splitlines()] == list(SUITES)
 
-
-@pytest.mark.parametrize("width", [20, 40, 80])
-def test_a_long_json_rpc_line_wraps_after_commas_and_joins_back(width):
-    msg = ('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_1","update":'
-           '{"sessionUpdate":"user_message","messageId":"msg_1","content":[{"type":"text","text":"a b"}]}}}')
-    line = f"       agent -> client 0: {msg}"
-    parts = wrap_line(line, width)
-    assert len(parts) > 1 and all(len(p) <= width for p in parts)
-    assert all(p.startswith(" " * min(11, width // 2)) for p in parts[1:])  # continuation indented
-    assert "".join(p.strip() if i else p for i, p in enumerate(parts)).replace(" ", "") == line.replace(" ", "")
-    if width >= 40:  # room enough: every break is after JSON's , : { [ or a space (nothing is cut)
-        assert all(p.rstrip()[-1] in ",:{[" or (p.strip() + " ") in line for p in parts[:-1])
-    assert any(p.rstrip().endswith(",") for p in parts[:-1])
+def test_probes_usage_fits_80_columns_and_names_every_option():
+    """probe's usage line was 126 columns, said [--timeout S] where the options said TIMEOUT, and
+    left out --force, --budget and --script."""
+    parser = subcommands()["probe"]
+    usage = parser.format_usage()
+    assert max(map(len, usage.splitlines())) <= 80
+    options = {a.option_strings[-1]: a.metavar for a in parser._actions if a.option_strings and a.dest != "help"}
+    for option, metavar in options.items():
+        shown = f"[{option} {metavar}" if metavar and option != "--scenario" else f"[{option}"
+        assert shown in usage, shown
+    assert "[--timeout S]" in usage and "--timeout S" in parser.format_help()

@@ -49,3 +49,17 @@ def test_the_findings_name_real_scenarios_properties_and_variants():
             assert pid in BY_ID, pid
     for name in re.findall(r"variant `([a-z0-9+.-]+)`", text):
         assert name in VARIANTS, name
+
+
+def test_the_readmes_test_command_sets_up_what_ci_sets_up():
+    """A newcomer's run of the README's test command had 15 live tests skipped for npm packages only
+    `.ci/run` installed, and 2 for dask: one script installs them, and both call it."""
+    root = DOCS.parent
+    assert ".ci/setup && .venv/bin/python -m pytest\n" in (root / "README.md").read_text()
+    run = (root / ".ci" / "run").read_text().splitlines()
+    setup = (root / ".ci" / "setup").read_text()
+    assert ".ci/setup" in run and run.index(".ci/setup") < next(i for i, ln in enumerate(run) if "pytest" in ln)
+    assert "'.[test,dask]'" in setup and "agent-client-protocol==" in setup and "chromium-driver" in setup
+    gens = sorted(str(p.parent.relative_to(root)) for p in (root / "tests").glob("*/gen/package-lock.json"))
+    assert gens and all(g in setup for g in gens), gens
+    assert "-rs" in (root / "pyproject.toml").read_text()  # every skip is printed with its reason

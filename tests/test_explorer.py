@@ -107,11 +107,34 @@ def test_the_sometimes_situations_the_run_reached(server):
     ("config=tiny&rules=v3", "unknown rule set 'v3'"),
     ("config=tiny&bug=nope", "unknown bug 'nope'"),
     ("config=tiny&colour=red", "unknown parameter 'colour'"),
+    # digits to str.isdigit() that are not 0-9: '²' made int() fail (the request died), '١' was read as 1
+    ("config=tiny&path=%C2%B2", "path: '²' is not an action index"),
+    ("config=tiny&path=0,%D9%A1", "path: '١' is not an action index"),
+    # the command line's wording for --set, not Python's TypeError
+    ("config=tiny&set=foo%3D1", "set=foo=1: unknown bound 'foo' (give NAME=VALUE); bounds: clients,"),
+    ("config=tiny&set=failures", "set=failures: failures needs a value (give failures=VALUE, in 0..3)"),
+    ("config=tiny&set=failures%3Dx", "set=failures=x: 'x' is not an integer"),
+    ("config=tiny&path=" + ",".join(["0"] * 501), "path: 501 steps; at most 500"),
 ])
 def test_a_bad_query_gets_400_and_one_line(server, query, reason):
     code, body = get(server, "/api/state?" + query)
     assert code == 400
     assert body.startswith(reason) and body.count("\n") == 1
+
+
+def test_a_fault_of_the_servers_own_is_500_and_one_line(server, monkeypatch):
+    """A request the server failed on died without an answer (the browser saw the connection close)."""
+    from acp_lifecycle.sims.explore import server as explore_server
+
+    def broken(model, path):
+        raise RuntimeError("the model\nbroke")
+
+    monkeypatch.setattr(explore_server, "state_answer", broken)
+    assert get(server, "/api/state?config=tiny") == (500, "internal error: RuntimeError: the model broke\n")
+
+
+def test_the_favicon_is_no_404(server):
+    assert get(server, "/favicon.ico") == (204, "")
 
 
 def test_the_page_is_self_contained(server):

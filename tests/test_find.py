@@ -60,10 +60,30 @@ def test_shortest_and_one_step_may_match_two_events():
     ("the run ends then x", "can only be the last event"),
     ("x and never a then b", "not a sequence"),
     ("AgentInsert({)", "argument '{'"),
+    # searched the whole space for a message with these words (89 s on default), then exit 1
+    ("Nonsense(((", "unknown action 'Nonsense' with arguments that do not parse"),
+    ("AgentInsert(_, _", "an action 'AgentInsert' with arguments that do not parse"),
+    ("c0 <- state_update (running", "its brackets do not close"),
 ])
 def test_bad_patterns(text, message):
     with pytest.raises(PatternError, match=message):
         parse(text)
+
+
+def test_a_step_matches_two_messages_only_in_the_order_it_sends_them():
+    """AgentResume sends the replayed echo, then the result: a pattern in the other order matched
+    that one step (a wrong run to quote); it needs a run that sends them in its order."""
+    members = [m for m in get_suite("default").members if m.name == "lost-response"]
+    f = find(members, RFD_RULES, parse("c0 <- user_message msg_1 then c0 <- result id=2")).found
+    assert f.at[0] == f.at[1] and f.run[-1][1].action[0] == "AgentResume"  # its order: one step
+    f = find(members, RFD_RULES, parse("c0 <- result id=2 then c0 <- user_message msg_1")).found
+    assert f.at[0] < f.at[1] and f.run[f.at[0] - 1][1].action[0] == "AgentResume"
+
+
+def test_a_bad_pattern_is_refused_before_the_search(capsys):
+    assert main(["find", "Nonsense((("]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("acp-lifecycle: error: PATTERN: event 'Nonsense((('")
 
 
 def test_cli_found_none_and_bad_input(capsys):

@@ -17,7 +17,9 @@ from acp_lifecycle.sims.search.explore import explore
 from acp_lifecycle.sims.wire.transcript import check_transcript, export
 
 #: Rule ids a model property and a wire rule would define each in its own way: none is left
-#: (issue 21); a new one fails the test below.
+#: (issue 21); a new one fails the test below. (The test that check and trace agreed on the rule
+#: set of each, parametrized by this set, went with its last member: an empty parameter set is a
+#: skip in every run.)
 STILL_TWO_DEFINITIONS: set[str] = set()
 
 
@@ -43,13 +45,6 @@ def test_every_property_is_a_judge_or_says_why_it_reads_the_model_state():
     rules = [p.id for p in PROPERTIES if p.kind != "sometimes"]
     assert sorted(p for p in rules if not BY_ID[p].judged) == sorted(WHY_NOT_A_JUDGE)
     assert all(WHY_NOT_A_JUDGE[p].startswith("still defined twice") for p in STILL_TWO_DEFINITIONS)
-
-
-@pytest.mark.parametrize("rule_id", sorted(STILL_TWO_DEFINITIONS))
-def test_check_and_trace_agree_on_the_rule_set_of_a_rule_still_defined_twice(rule_id):
-    # where it binds: the rule sets under which check expects it to hold, and trace reports it
-    binds = {name for name, rules in RULE_SETS.items() if BY_ID[rule_id].expectation(rules) in ("must_hold", "should")}
-    assert binds == ({"rfd", "rfd+2.4.0"} if RULES[rule_id].since == "rfd" else {"rfd+2.4.0"})
 
 
 def test_a_judge_reads_records_not_tuples():

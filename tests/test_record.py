@@ -239,7 +239,7 @@ def _sdk_missing() -> str | None:
     if shutil.which("node") is None:
         return "node is not installed"
     if not (GEN / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
-        return "the SDK is not installed: cd tests/corpus/gen && npm ci"
+        return "the SDK is not installed: .ci/setup (or cd tests/corpus/gen && npm ci)"
     return None
 
 

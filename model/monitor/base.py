@@ -20,7 +20,7 @@ from ..wire_rules import (
 # public in wire_state; the short local names stay until this module's rules are split out
 from ..wire_state import Connection as _Conn
 from ..wire_state import PendingRequest as _Request
-from ..wire_state import id_key
+from ..wire_state import id_key, not_a_message
 from ..wire_state import SessionRecord as _Session
 from ..wire_state import SessionView as _View
 from ..wire_state import object_or_empty as _obj
@@ -178,11 +178,13 @@ class MonitorBase:
         if entry.get("event") == "closed":
             conn.closed = True
             return []
-        if "raw" in entry and "msg" not in entry:
-            self._add(line, "wire_message_is_json", f"the {entry.get('from')} wrote a line that is not JSON: {str(entry['raw'])[:80]!r}")
-            return self.findings[before:]
         msg = entry.get("msg")
         sender = entry.get("from")
+        if type(msg) is not dict:  # not JSON ("raw"), or JSON but not one message: a batch, an array, a string
+            wrote = (f"a line that is not JSON: {str(entry['raw'])[:80]!r}" if "raw" in entry and "msg" not in entry
+                     else not_a_message(msg))
+            self._add(line, "wire_message_is_json", f"the {sender} wrote {wrote}")
+            return self.findings[before:]
         self.messages += 1
         try:
             self._message(line, conn, sender, msg)

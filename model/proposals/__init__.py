@@ -198,10 +198,19 @@ _FLAGS: dict[str, tuple[Proposal, Flag]] = {}
 def registry() -> dict[str, Proposal]:
     """``PROPOSALS``, discovered on the first call: each proposal's module imported, its flags and bounds
     registered (``EXTRA_LIMITS`` gains the bounds' ranges, so that ``--set`` and ``Config.validate`` know them)."""
+    if _failed:
+        raise _failed[0]
     if PROPOSALS or _loaded:
         return PROPOSALS
     _loaded.append(True)
-    found = _discover()
+    try:
+        found = _discover()
+    except ProposalError as e:
+        _failed.append(e)
+        raise
+    except Exception as e:  # a proposal's module does not load: one line, not its traceback
+        _failed.append(ProposalError(f"a proposal's module does not load: {type(e).__name__}: {e}"))
+        raise _failed[0] from None
     for p in found.values():
         for f in p.flags:
             if f.name in _FLAGS:
@@ -218,6 +227,8 @@ def registry() -> dict[str, Proposal]:
 
 
 _loaded: list = []
+#: the error the registry met, raised again by every later call (the command line says it in one line)
+_failed: list = []
 
 
 def get_proposal(name: str) -> Proposal:

@@ -40,6 +40,8 @@ class Agent:
         self.sessions: dict[str, LiveSession] = {}
         self.line = 0
         self.perm_owner: dict[str, tuple[LiveSession, int]] = {}
+        self.pending: set[str] = set()  # the client's requests not yet answered: json.dumps of each id
+        self.initialized = False
 
     # --- output -------------------------------------------------------------------------------
     def send(self, msg: dict) -> None:
@@ -47,6 +49,8 @@ class Agent:
         self.out.write(text + "\n")
         self.out.flush()
         self._log("agent", msg)
+        if "method" not in msg and msg.get("id") is not None:
+            self.pending.discard(json.dumps(msg["id"]))  # answered
         if msg.get("method") == "session/request_permission":
             key = msg["params"]["sessionId"]
             self.perm_owner[msg["id"]] = (self.sessions[key], int(msg["id"].rsplit("_", 1)[1]))
@@ -76,14 +80,27 @@ class Agent:
             self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
             return
         self._log("client", msg)
-        if not isinstance(msg, dict):
-            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}})
+        problem = invalid_request(msg)
+        if problem is None and "method" in msg and "id" in msg and json.dumps(msg["id"]) in self.pending:
+            problem = (f"id {json.dumps(msg['id'])} is still pending "
+                       "(a request id names one request until it is answered)")
+        if problem is not None:  # JSON-RPC 2.0: the id of an Invalid Request's error is null
+            error = {"code": -32600, "message": f"Invalid Request: {problem}"}
+            self.send({"jsonrpc": "2.0", "id": None, "error": error})
             return
         now = time.monotonic()
         if "method" not in msg:
             self._response(msg, now)
             return
         method, params = msg["method"], msg.get("params") or {}
+        if "id" in msg:
+            self.pending.add(json.dumps(msg["id"]))
+        if method == "initialize":
+            self.initialized = True
+        elif not self.initialized:
+            if "id" in msg:
+                self._answer(msg, error=(-32600, f"Invalid Request: {method} before initialize"))
+            return
         handler = _METHODS.get(method)
         if handler is None:
             if "id" in msg:
@@ -198,6 +215,38 @@ def _close(agent: Agent, msg, params, now) -> None:
         return
     agent._emit(s.close())
     agent._answer(msg, {})
+
+
+def invalid_request(msg) -> str | None:
+    """Why ``msg`` (parsed JSON) is not a JSON-RPC 2.0 request, notification or response; None if it is one."""
+    if not isinstance(msg, dict):
+        return f"a message is one JSON object, not {json_kind(msg)}"
+    if "jsonrpc" not in msg:
+        return '"jsonrpc": "2.0" is missing'
+    if msg["jsonrpc"] != "2.0":
+        return f'"jsonrpc" must be "2.0" (got {json.dumps(msg["jsonrpc"])})'
+    if "method" in msg:
+        if not isinstance(msg["method"], str):
+            return '"method" must be a string'
+        if "id" in msg and not _valid_id(msg["id"]):
+            return f'"id" must be a string or an integer (got {json.dumps(msg["id"])})'
+        return None
+    if "result" not in msg and "error" not in msg:
+        return 'neither a request ("method") nor a response ("result" or "error")'
+    return None  # a response: answered by nothing, whatever its id
+
+
+def json_kind(value) -> str:
+    """What a JSON value that is not an object is, in words (a batch: an array of objects)."""
+    if isinstance(value, list):
+        return "a batch" if value and all(isinstance(v, dict) for v in value) else "an array"
+    if isinstance(value, bool):
+        return "a boolean"
+    return {str: "a string", int: "a number", float: "a number", type(None): "null"}.get(type(value), "not an object")
+
+
+def _valid_id(rid) -> bool:
+    return isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))
 
 
 _METHODS = {"initialize": _initialize, "session/new": _new, "session/list": _list, "session/prompt": _prompt,

@@ -116,7 +116,7 @@ def bridge_command(
     status: 0 when everything crossed, 1 when a problem was reported (the
     transcript is still written). Raises ``TranscriptError`` (one line naming file
     and line) for an unusable file. The CLI turns both errors into exit status 2.
-    With ``as_json`` one object goes to ``out``: ``{"file", "to", "options",
+    With ``as_json`` one object goes to ``out``, on one line: ``{"file", "to", "options",
     "transcript": [entries], "problems": [{"line", "kind", "message"}]}``.
     ``validators`` (``serve.load_validators``, as the CLI passes them) is the output
     gate of ``bridge serve``: a message the bridge built that its side's schema rejects
@@ -144,7 +144,7 @@ def bridge_command(
             "transcript": [json.loads(line) for line in text.splitlines()],
             "problems": [p.data() for p in problems],
         }
-        out.write(json.dumps(data, indent=2) + "\n")
+        out.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")  # one record, one line
     else:
         out.write(text)
         for p in problems:

@@ -225,8 +225,7 @@ async def serve(
     drain = asyncio.ensure_future(_drain(agent.stderr, start.gate))
 
     if stdin is None:
-        stdin = asyncio.StreamReader(limit=limit, loop=loop)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
+        stdin = await _client_input(loop, limit)
     out = stdout if stdout is not None else sys.stdout.buffer
 
     def stop(*_):
@@ -263,6 +262,33 @@ async def serve(
         raise RecordError(failed)
     code = agent.returncode or 0
     return code if code > 0 else 0
+
+
+async def _client_input(loop, limit: int) -> asyncio.StreamReader:
+    """The client's side: this process's stdin as a stream. A pipe, a socket or a terminal is
+    read by the loop; anything else (a file, ``/dev/null``) cannot be, so a thread reads it
+    (a file is the client's input to its end; ``/dev/null`` is an immediate end of input)."""
+    import stat
+    import threading
+
+    reader = asyncio.StreamReader(limit=limit, loop=loop)
+    fd = sys.stdin.fileno()
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        return reader
+
+    def pump() -> None:
+        try:
+            while data := os.read(fd, 65536):
+                loop.call_soon_threadsafe(reader.feed_data, data)
+        except OSError:
+            pass
+        finally:
+            loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="client-stdin", daemon=True).start()
+    return reader
 
 
 async def _session(bridge: Bridge, agent, stdin, out, stderr, recorder: _Recorder, start: _Start, stop) -> None:

@@ -21,6 +21,8 @@ import sys
 
 from acp_lifecycle.model.config import ConfigError
 from acp_lifecycle.model.variants import VariantError
+from acp_lifecycle.model.proposals import ProposalError
+from acp_lifecycle.model.proposals import registry as _read_proposals
 from acp_lifecycle.model.variants import variants as _read_variants  # not `variants`: the submodule of that name
 from acp_lifecycle.sims.errors import TooLarge
 
@@ -107,9 +109,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         args._parser = subcommands(parser)[args.command]
         command = args.command
+        _read_proposals()  # every command refuses a proposal whose module does not load (one line)
         _read_variants()  # every command refuses a malformed variant file, not only those that read one
+        if program:
+            from acp_lifecycle.sims.search.interrupt import terminate_raises
+
+            terminate_raises()  # SIGTERM: the cleanup of Ctrl-C (a search's workers ended), then exit 143
         return args.run(args)
-    except (UsageError, ConfigError, TooLarge, VariantError) as e:
+    except (UsageError, ConfigError, TooLarge, VariantError, ProposalError) as e:
         return _error(e)
     except KeyError as e:
         return _error(e.args[0] if e.args else e)
@@ -122,14 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # a file the checks before the work could not foresee (disk full, a race)
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         return _error(f"{where}{e.strerror or e}")
-    except KeyboardInterrupt:
-        print("acp-lifecycle: interrupted", file=sys.stderr)
-        if program and command == "check":
+    except KeyboardInterrupt as e:
+        terminated = type(e).__name__ == "Terminated"
+        print(f"acp-lifecycle: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        if program and (command == "check" or terminated):
             # A search interrupted late holds hundreds of MB of states and memos: freeing them took
             # 1.3 to 1.9 s (wide-lost-response at 20 and 30 s). It writes no file; end at once.
             sys.stdout.flush()
             sys.stderr.flush()
-            os._exit(130)
+            os._exit(143 if terminated else 130)
         return 130
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .common import Parser, UsageError, add_force, add_json, input_file, output_file, path_argument, refuse_options
+from .common import (Parser, UsageError, action_help, add_force, add_json, input_file, output_file, path_argument,
+                     refuse_options)
 
 
 class _BridgeParser(Parser):
@@ -42,8 +43,30 @@ def register(sub) -> None:
     path_argument(p, "--record", kind="out-file", suffixes=(".jsonl",), metavar="OUT.jsonl",
                   help="serve: record both sides (OUT.jsonl, OUT.v1.jsonl, OUT.v2.jsonl; {time} and {pid} are filled in)")
     add_force(p, "an existing record (serve --record)")
-
+    p.action_helps = {"serve": _serve_help}  # `bridge serve --help`: serve's own
     p.set_defaults(run=_bridge)
+
+
+def _serve_help() -> str:
+    def add(p):
+        p.add_argument("--to", required=True, choices=("v1", "v2"),
+                       help="the client's version: v2 for a v1 agent (a v2 editor), v1 for a v2 agent (a v1 editor)")
+        p.add_argument("--insertion", choices=("echo", "immediate"),
+                       help="--to v2: the bridge's insertion point (default echo)")
+        p.add_argument("--background", choices=("forward", "drop"),
+                       help="--to v1: updates outside a v1 turn (default forward)")
+        p.add_argument("--record", metavar="OUT.jsonl",
+                       help="record both sides (OUT.jsonl, OUT.v1.jsonl, OUT.v2.jsonl; {time} and {pid} are filled in)")
+        p.add_argument("--force", action="store_true", help="overwrite an existing record")
+        p.add_argument("agent", nargs="+", metavar="AGENT_CMD [ARGS ...]", help="the agent's command line, after --")
+    return action_help(
+        "acp-lifecycle bridge serve",
+        "Run in place of the agent: start AGENT_CMD and translate live between the client on stdin/stdout and "
+        "it. stdin may be a pipe, a file (the client's input, read to its end) or /dev/null (no input). "
+        "Problems go to stderr, never to the client's stream. docs/bridges.md.", add,
+        usage="acp-lifecycle bridge serve [-h] --to {v1,v2}\n"
+              "           [--insertion {echo,immediate}] [--background {forward,drop}]\n"
+              "           [--record OUT.jsonl] [--force] -- AGENT_CMD [ARGS ...]")
 
 
 def _options(args) -> dict:

@@ -32,10 +32,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -80,8 +81,31 @@ WIDE_PIPE_WIDTH = 140
 
 
 class Parser(argparse.ArgumentParser):
+    #: A command whose first word names an action (``bridge serve``, ``schema pull``): each action's
+    #: own help, built when asked, so that ``ACTION --help`` prints it and not the command's.
+    action_helps: dict[str, Callable[[], str]] | None = None
+
     def error(self, message: str):  # one line, exit 2 (argparse prints usage too)
         raise UsageError(message)
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self.action_helps:
+            argv = list(sys.argv[1:] if args is None else args)
+            head = argv[: argv.index("--")] if "--" in argv else argv
+            action = next((a for a in head if a in self.action_helps), None)
+            if action is not None and {"-h", "--help"} & set(head):
+                self._print_message(self.action_helps[action](), sys.stdout)
+                self.exit()
+        return super().parse_known_args(args, namespace)
+
+
+def action_help(prog: str, description: str, add: Callable[[argparse.ArgumentParser], None],
+                usage: str | None = None) -> str:
+    """The help of one action of a command (:attr:`Parser.action_helps`): ``add`` puts its options
+    on a parser of its own."""
+    p = argparse.ArgumentParser(prog=prog, description=description, usage=usage)
+    add(p)
+    return p.format_help()
 
 
 def screen(stderr: bool = False, pipe_width: int = PIPE_WIDTH) -> Console:
@@ -132,6 +156,20 @@ def path_argument(p: argparse.ArgumentParser, *flags: str, kind: str, suffixes: 
     action.path_kind = kind
     action.suffixes = tuple(suffixes)
     return action
+
+
+def port_number(lowest: int = 1) -> Callable[[str], int]:
+    """An argparse ``type``: a TCP port from ``lowest`` (0: a free one) to 65535, refused in the one
+    wording every ``--port`` uses (``provider``'s own in cli/probe.py says the same)."""
+    def port(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+        if not lowest <= n <= 65535:
+            raise argparse.ArgumentTypeError(f"a port is between {lowest} and 65535, not {n}")
+        return n
+    return port
 
 
 def positive_int(text: str) -> int:
@@ -470,6 +508,29 @@ def print_lines(out: Console, lines: Iterable[str]) -> None:
     for line in lines:
         for part in wrap_line(line, out.width):
             out.print(part, markup=False, highlight=False, soft_wrap=True)
+
+
+def command_lines(command: str, width: int, indent: str = "  ") -> list[str]:
+    """A shell command for a person to copy, as lines of at most ``width`` columns where the
+    arguments allow: broken only between arguments, each line but the last ending in `` \\``
+    (a shell reads them as one line); an option stays with its value, and an argument is never
+    cut, however long."""
+    import shlex
+
+    words: list[str] = []
+    for arg in shlex.split(command):  # an option and its value stay together
+        if words and words[-1].startswith("-") and " " not in words[-1] and not arg.startswith("-"):
+            words[-1] += " " + shlex.quote(arg)
+        else:
+            words.append(shlex.quote(arg))
+    lines, current = [], indent
+    for word in words:
+        if current.strip() and len(current) + 1 + len(word) + 2 > width:
+            lines.append(current + " \\")
+            current = indent * 2 + word
+        else:
+            current += (" " if current.strip() else "") + word
+    return lines + [current]
 
 
 def _print_list(out: Console, columns: Sequence[Column], rows: list[list[str]], title: str | None, group: bool) -> None:

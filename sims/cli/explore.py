@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import UsageError, add_force, add_json, output_dir, path_argument
+from .common import UsageError, add_force, add_json, output_dir, path_argument, port_number
 from .options import add_model_options, model_rules, parse_sets
 
 
@@ -17,7 +17,7 @@ def register(sub) -> None:
     p.add_argument("--bug", help="a seeded bug (see `bugs --list`); prints the link to its counterexample")
     p.add_argument("--run", dest="indices", metavar="INDICES", help="open this run: the action taken at each step, as 0,3,1 "
                    "(the page's path)")
-    p.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--port", type=port_number(0), default=0, help="the port on 127.0.0.1 (default 0: a free one)")
     p.add_argument("--open", action="store_true", help="open the page in a browser")
     path_argument(p, "--screenshots", kind="out-dir",
                   help="write the screenshots of docs/explore.md into DIR with headless Chromium, then exit")
@@ -34,8 +34,6 @@ def _explore(args) -> int:
         if getattr(args, dest) is not None and not getattr(args, dest).strip():
             raise UsageError(f"--{option}: give a value (leave the option out for the default)")
     args.member, args.bug, args.indices = args.member or "", args.bug or "", args.indices or ""
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0..65535, not {args.port}")
     model_rules(args)  # one line for an unknown variant, or both options given
     args.rules = args.variant or args.rules or "rfd"  # the page's query names a variant as its rules
     sets = ",".join(f"{k}={v}" for k, v in parse_sets(args.sets).items())

@@ -5,7 +5,7 @@ Exit status: 0 when a run matches, 1 when none does within the bounds, 2 for bad
 
 from __future__ import annotations
 
-from .common import UsageError, add_json, print_json, print_lines, screen
+from .common import UsageError, add_json, command_lines, print_json, print_lines, screen
 from .options import add_model_options
 
 EXAMPLE = "AgentInsert(_, _, queued) then ClientCancelSession then AgentBeginWork(input) and never AgentEndWork(end_turn)"
@@ -44,7 +44,8 @@ def _find(args) -> int:
     if args.json:
         print_json(find_data(r, suite.name))
     else:
-        print_lines(screen(), find_lines(r, suite.name))
+        out = screen()
+        print_lines(out, find_lines(r, suite.name, out.width))
     return 0 if r.found else 1
 
 
@@ -67,7 +68,7 @@ def find_data(r, config: str) -> dict:
     return data
 
 
-def find_lines(r, config: str) -> list[str]:
+def find_lines(r, config: str, width: int = 80) -> list[str]:
     from acp_lifecycle.sims.diff.links import explore_link
     from acp_lifecycle.sims.render import trace_lines
 
@@ -84,5 +85,5 @@ def find_lines(r, config: str) -> list[str]:
     lines += [""] + trace_lines(f.run, compact=True)
     link = explore_link(config, f.member, r.rules, f.run)
     if link:
-        lines += ["", f"Open it: {link['command']}"]
+        lines += ["", "Open it:", *command_lines(link["command"], width)]  # broken between arguments only
     return lines

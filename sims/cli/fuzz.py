@@ -9,7 +9,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from acp_lifecycle.model.bugs import get_bug
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import UsageError, add_json, positive_int, print_json, screen
+from .common import UsageError, add_json, positive_int, print_json, print_lines, screen
 from .options import add_model_options, model_rules, parse_sets, suite_with_sets, variant_expectation
 
 
@@ -83,8 +83,7 @@ def _fuzz(args) -> int:
             how = (f"Hypothesis shrank it to {r.hypothesis_steps}, deleting steps left {len(r.trace)}"
                    if r.hypothesis_steps != len(r.trace) else "as Hypothesis shrank it")
             out.print(f"  minimal failing run ({len(r.trace)} steps; {how}):")
-            for line in r.lines():
-                out.print(line, markup=False, highlight=False, soft_wrap=True)
+            print_lines(out, r.lines())  # each wrapped to the width (80 on a pipe)
     if ok:
         # Random runs prove nothing: say what a clean result covers, and how to draw more.
         out.print("(random runs: a clean result is no proof; --examples N or --seed N draws more)")

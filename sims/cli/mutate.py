@@ -18,7 +18,9 @@ def register(sub) -> None:
                    help="run every mutant on this rule set (default: each mutant's own, mostly rfd+2.4.0)")
     p.add_argument("--mutant", action="append", metavar="NAME", help="only this mutant (repeatable)")
     p.add_argument("--kind", choices=("fault", "choice", "limitation"), help="only mutants of this kind")
-    p.add_argument("--jobs", type=positive_int, default=1, help="run mutants in this many processes (default: 1)")
+    # --workers, as check names its processes; --jobs, the old name, still works
+    p.add_argument("--workers", "--jobs", dest="workers", type=positive_int, default=1, metavar="N",
+                   help="run mutants in this many processes (default: 1; --jobs is the same)")
     p.add_argument("--list", action="store_true", help="list the mutants and exit")
     p.add_argument("--markdown", action="store_true", help="print the report as Markdown (docs/mutants.md)")
     add_json(p)
@@ -51,7 +53,7 @@ def _mutate(args) -> int:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("mutants", total=len(names))
-        report = run_all(names, args.config, args.rules, jobs=args.jobs,
+        report = run_all(names, args.config, args.rules, jobs=args.workers,
                          on_done=lambda r: bar.update(task, advance=1, description=r.mutant.name))
     if args.json:
         print_json(report.data())
@@ -117,7 +119,7 @@ def _print(report) -> None:
 
 def markdown(report) -> str:
     lines = [
-        "<!-- Written by `acp-lifecycle mutate --markdown --jobs 2 > docs/mutants.md` (seconds vary from run to run). -->",
+        "<!-- Written by `acp-lifecycle mutate --markdown --workers 2 > docs/mutants.md` (seconds vary from run to run). -->",
         "",
         f"# Mutants (configuration `{report.config}`)",
         "",

@@ -21,11 +21,14 @@ __all__ = ["add_model_options", "model_rules", "parse_sets", "suite_with_sets", 
            "variant_expectations", "with_sets"]
 
 
-def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: bool = True) -> None:
-    """Add ``--rules`` and ``--variant`` (with ``rules``) and ``--set`` (with ``sets``) to ``p``."""
+def add_model_options(p: argparse.ArgumentParser, *, rules: bool = True, sets: bool = True,
+                      rules_default: str = "rfd") -> None:
+    """Add ``--rules`` and ``--variant`` (with ``rules``) and ``--set`` (with ``sets``) to ``p``;
+    ``rules_default`` is what the help says the command does without either."""
     if rules:
         p.add_argument("--rules", choices=tuple(RULE_SETS), default=None,
-                       help="the rule set: the RFD as written (rfd, the default) or refined by the 2.4.0 schema text")
+                       help=f"the rule set: the RFD as written (rfd) or refined by the 2.4.0 schema text "
+                            f"(rfd+2.4.0); default: {rules_default}")
         p.add_argument("--variant", metavar="NAME",
                        help="a spec variant instead (`acp-lifecycle variants --list`): its base's rules, changed")
     if sets:
@@ -73,24 +76,12 @@ def variant_expectations(result, args) -> None:
         verdict.expect = expectation(verdict.prop)
 
 
-def parse_sets(texts: list[str]) -> dict[str, int]:
-    """``["failures=2", ...]`` as ``{"failures": 2}``; ``UsageError`` (one line) for an unknown name,
-    a value that is not an integer, or one out of the bound's range."""
-    sets: dict[str, int] = {}
-    for text in texts:
-        name, eq, value = text.partition("=")
-        name = name.strip().replace("-", "_")
-        if not eq or name not in LIMITS:
-            raise UsageError(f"--set {text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(LIMITS)}")
-        try:
-            number = int(value.strip())
-        except ValueError:
-            raise UsageError(f"--set {text}: {value.strip()!r} is not an integer") from None
-        lo, hi = LIMITS[name]
-        if not lo <= number <= hi:
-            raise UsageError(f"--set {text}: {name} must be in {lo}..{hi}")
-        sets[name] = number
-    return sets
+def parse_sets(texts: list[str], option: str = "--set ") -> dict[str, int]:
+    """``["failures=2", ...]`` as ``{"failures": 2}``; ``UsageError`` (one line) for a bad one
+    (``sims.configs.parse_bounds``, which the explorer's ``set=`` shares)."""
+    from acp_lifecycle.sims.configs import parse_bounds
+
+    return parse_bounds(texts, option)
 
 
 def with_sets(cfg: Config, sets: dict[str, int]) -> Config:

@@ -55,8 +55,10 @@ def register(sub) -> None:
     q = sub.add_parser(
         "probe",
         help="run a published ACP v1 agent against the scripted provider through scenarios and judge each run",
-        usage="acp-lifecycle probe [-h] [--json] [--scenario NAME ...] [--out DIR] [--provider NAME] "
-              "[--timeout S] -- AGENT [ARGS ...]",
+        # every option, as its own help names it, in lines of at most 80 columns
+        usage="acp-lifecycle probe [-h] [--json] [--scenario NAME ...] [--out DIR]\n"
+              "                           [--force] [--provider NAME] [--timeout S]\n"
+              "                           [--budget S] [--script FILE] -- AGENT [ARGS ...]",
         description="Start the scripted provider, point the agent at it (its own HOME and settings), drive it as "
         "an ACP v1 client through each scenario, record each run as a transcript, bridge it to v2 and check it "
         "with trace's rules. Prints a conformance table; --json one record a line. Exit status 0 when no run "
@@ -68,10 +70,11 @@ def register(sub) -> None:
                    help=f"the scenarios to run (default: all): {', '.join(SCENARIOS)}")
     path_argument(q, "--out", kind="out-dir", help="write transcripts here (default: a new temporary directory)")
     add_force(q, "files in a non-empty --out directory")
-    q.add_argument("--provider", choices=PROVIDERS, help="the API the agent calls (default: guessed from the command)")
-    q.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per scenario, handshake included (default 60; 2.5 times that for fail-500 and "
+    q.add_argument("--provider", choices=PROVIDERS, metavar="NAME",
+                   help=f"the API the agent calls: {', '.join(PROVIDERS)} (default: guessed from the command)")
+    q.add_argument("--timeout", type=_seconds, default=60.0, metavar="S", help="seconds per scenario, handshake included (default 60; 2.5 times that for fail-500 and "
                         "overloaded, which agents retry)")
-    q.add_argument("--budget", type=_seconds, default=600.0, help="no scenario starts after this many seconds (default 600)")
+    q.add_argument("--budget", type=_seconds, default=600.0, metavar="S", help="no scenario starts after this many seconds (default 600)")
     path_argument(q, "--script", kind="in-json", help="the provider's script file (see `provider --help`)")
     q.set_defaults(run=_probe, takes_program=True, program=None)
 

@@ -33,7 +33,7 @@ def register(sub) -> None:
     path_argument(p, "--diagram", kind="out-file", suffixes=SUFFIXES,
                   help="also draw the run as a sequence chart (.mmd, .md, .png or .svg)")
     add_force(p, "an existing --diagram file")
-    add_model_options(p)
+    add_model_options(p, rules_default="each scenario's own (rfd for all but two, which are rfd+2.4.0's)")
 
     p.set_defaults(run=_scenario)
 

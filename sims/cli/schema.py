@@ -8,7 +8,7 @@ from acp_lifecycle.model.bugs import get_bug
 from acp_lifecycle.model.config import RFD_RULES
 from acp_lifecycle.sims.configs import get_suite
 
-from .common import UsageError, add_json, path_argument, print_json, refuse_options
+from .common import UsageError, action_help, add_json, path_argument, print_json, refuse_options
 
 
 def register(sub) -> None:
@@ -20,8 +20,33 @@ def register(sub) -> None:
     p.add_argument("--config", default="default", help="with validate: the configuration (default: default)")
     p.add_argument("--bug", help="with validate: a seeded bug's rules")
     add_json(p)
-
+    p.action_helps = {"pull": _pull_help, "path": _path_help, "validate": _validate_help}  # `schema pull --help`
     p.set_defaults(run=_schema)
+
+
+def _pull_help() -> str:
+    return action_help("acp-lifecycle schema pull", "Fetch the official schema (v2, and v1 for the bridge) of "
+                       "@agentclientprotocol/sdk@2.4.0 with npm, verify it against the pinned sha512 and keep it "
+                       "in the user cache (~/.cache/acp-lifecycle). Needs npm and the network; prints where it is.",
+                       lambda p: add_json(p))
+
+
+def _path_help() -> str:
+    def add(p):
+        p.add_argument("--schema", metavar="PATH", help="this schema.json instead of the pulled copy")
+        add_json(p)
+    return action_help("acp-lifecycle schema path", "Print where the v2 schema is (the pulled copy; "
+                       "$ACP_LIFECYCLE_SCHEMA or --schema when given).", add)
+
+
+def _validate_help() -> str:
+    def add(p):
+        p.add_argument("--schema", metavar="PATH", help="this schema.json instead of the pulled copy")
+        p.add_argument("--config", default="default", help="the configuration (default: default)")
+        p.add_argument("--bug", help="a seeded bug's rules (default: the RFD's)")
+        add_json(p)
+    return action_help("acp-lifecycle schema validate", "Check every message the model renders on a configuration "
+                       "against the v2 schema. Exit 0 when every one is valid, 1 otherwise.", add)
 
 
 def _schema(args) -> int:

@@ -36,7 +36,8 @@ def register(sub) -> None:
     p = sub.add_parser("trace", help="check JSON-RPC transcripts (JSON Lines) against the rules")
     path_argument(p, "files", kind="in-file", nargs="+", metavar="FILE")
     p.add_argument("--rules", choices=RULE_SETS, default=DEFAULT_RULES,
-                   help=f"the rule set: the RFD as written, or refined by the 2.4.0 schema text (default: {DEFAULT_RULES})")
+                   help=f"the rule set: the RFD as written (rfd) or refined by the 2.4.0 schema text (rfd+2.4.0); "
+                        f"default: {DEFAULT_RULES}")
     add_json(p, "print JSON Lines: one record per finding, then a summary record")
     p.add_argument("--partial", action="store_true", help="the log is cut: skip rules about what must happen by the end")
     path_argument(p, "--schema", kind="in-json", help="the v2 schema.json to validate against (default: the pulled 2.4.0 copy)")

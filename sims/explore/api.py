@@ -77,6 +77,9 @@ def state_answer(model: Model, path: list[int]) -> dict:
         enabled.append({"index": i, "action": action_text(step.action), "actor": _actor(step.action),
                         "fingerprint": model.fingerprint(step.state),
                         "messages": model.messages(state, step), "breaks": model.step_findings(state, step)})
+    if not enabled:  # the run has ended: an obligation still open can never be met (check: "no step is left")
+        broken += [dict(f, step=len(path), message=f"{f['message']} (no step is left)")
+                   for f in model.obligations(state)]
     return {
         "config": model.config, "member": model.member, "rules": model.rule_set, "bug": model.bug or None,
         "path": path, "query": model.query(path),

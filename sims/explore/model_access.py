@@ -215,10 +215,12 @@ def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: s
                          f"({', '.join(v for v in VARIANTS if v not in RULE_SETS)})")
     r = RULE_SETS[rules] if rules in RULE_SETS else VARIANTS[rules].rules
     if sets:
-        try:
-            cfg = cfg.with_(**{k: int(v) for k, _, v in (part.partition("=") for part in sets.split(","))})
-        except (TypeError, ValueError) as e:  # an unknown bound, a value not a number or out of range
-            raise BadRequest(f"set={sets!r}: {e}") from None
+        from acp_lifecycle.sims.configs import UsageError, parse_bounds
+
+        try:  # the command line's --set: one wording for an unknown bound, a missing or bad value
+            cfg = cfg.with_(**parse_bounds(sets.split(","), option="set="))
+        except (UsageError, ConfigError) as e:
+            raise BadRequest(str(e)) from None
     if bug:
         if bug not in BUGS:
             raise BadRequest(f"unknown bug {bug!r}; see `acp-lifecycle bugs --list`")
@@ -234,7 +236,7 @@ def parse_path(text: str) -> list[int]:
     out = []
     for part in text.split(","):
         part = part.strip()
-        if not part.isdigit() or len(part) > 6:
+        if not (part.isascii() and part.isdigit()) or len(part) > 6:  # '²' and '١' are digits to isdigit()
             raise BadRequest(f"path: {part!r} is not an action index (a path is action indices: 0,3,1)")
         out.append(int(part))
     if len(out) > 500:

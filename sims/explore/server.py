@@ -10,7 +10,8 @@ Routes (docs/explore.md):
 * ``GET /api/names``: the configurations, rule sets and seeded bugs.
 
 A query that names no run (an unknown configuration, an index past the enabled
-actions) is answered 400 with one line of text saying why.
+actions, a path of more than ``MAX_STEPS`` steps) is answered 400 with one line of text
+saying why; a fault of the server's own, 500 with one line.
 """
 
 from __future__ import annotations
@@ -77,9 +78,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._json({"config": model.config, "member": model.member, "rules": model.rule_set,
                                    "bug": model.bug or None,
                                    "traces": [dict(t, query=model.query(t["path"])) for t in traces]})
+            if url.path == "/favicon.ico":  # (the page names none: a browser asks all the same)
+                return self._send(204, "", "image/x-icon")
             return self._send(404, f"no such page: {url.path}\n", "text/plain; charset=utf-8")
         except BadRequest as e:
             return self._send(400, f"{e}\n", "text/plain; charset=utf-8")
+        except Exception as e:  # a fault of ours: one line, not a request that dies without an answer
+            return self._send(500, f"internal error: {type(e).__name__}: {' '.join(str(e).split())}\n",
+                              "text/plain; charset=utf-8")
 
     def _json(self, data) -> None:
         self._send(200, json.dumps(data, separators=(",", ":")), "application/json")

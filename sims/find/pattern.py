@@ -18,7 +18,9 @@ groups by (``response to session/prompt: error -32800``): the label must occur i
 words. ``c0``/``c1`` and ``->`` (a client sends) or ``<-`` (the agent sends) in front narrow it.
 
 ``then`` orders the events: each matches a step no earlier than the one before (one step may match
-several, as an ``AgentBeginWork`` and the ``state_update running`` it sends). ``and never X``
+several, as an ``AgentBeginWork`` and the ``state_update running`` it sends; two messages of one
+step only in the order the step sends them). A pattern is checked before the search: an action
+whose parentheses do not close, or brackets that do not close in a message label, is refused. ``and never X``
 excludes every run with a step matching X anywhere. ``;`` may stand for ``then``.
 """
 
@@ -120,6 +122,14 @@ def _event(text: str) -> Event:
         inner = (m.group(2) or "").strip()
         args = tuple(_arg(t) for t in inner.split(",")) if inner else ()
         return Event(text, "action", name=name, args=args)
+    m = re.match(r"([A-Z][A-Za-z]+)\s*\(", text)
+    if m:  # an action whose parentheses do not close, or with text after them
+        what = "unknown action" if m.group(1) not in ACTIONS else "an action"
+        raise PatternError(f"event {text!r}: {what} {m.group(1)!r} with arguments that do not parse; write "
+                           f"Name(arg, ...) with its parentheses closed, e.g. AgentInsert(_, _, queued)")
+    if not _balanced(text):
+        raise PatternError(f"event {text!r}: its brackets do not close (a message label is words of a message "
+                           f"summary, e.g. state_update running or c0 <- error -32800)")
     conn, sender, rest = None, "", text
     m = re.match(r"c(\d+)\s+", rest)
     if m:
@@ -132,6 +142,17 @@ def _event(text: str) -> Event:
     if not rest:
         raise PatternError(f"event {text!r} names no message")
     return Event(text, "message", conn=conn, sender=sender, words=rest)
+
+
+def _balanced(text: str) -> bool:
+    """Whether the brackets of ``text`` close, each in order (quoted strings aside)."""
+    stack, pairs = [], {")": "(", "]": "[", "}": "{"}
+    for c in re.sub(r"'[^']*'|\"[^\"]*\"", "", text):
+        if c in "([{":
+            stack.append(c)
+        elif c in pairs and (not stack or stack.pop() != pairs[c]):
+            return False
+    return not stack
 
 
 def parse(text: str) -> Pattern:

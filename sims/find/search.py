@@ -61,6 +61,34 @@ def _step_texts(pre, step, names) -> tuple[list, tuple]:
     return out, names
 
 
+def _advance(events, p: int, goal: int, step, shown) -> int:
+    """How many events are matched after ``step``, ``p`` before it. One step may match several, in
+    the order it sends its messages: a message (or closure) event matches the step's message that
+    the event before matched, or a later one; an action event matches the step's action."""
+    at = 0  # the first of the step's messages the next message event may match
+    while p < goal:
+        e = events[p]
+        if e.kind == "action":
+            if not e.matches_action(step.action):
+                break
+        elif e.kind in ("message", "closed"):
+            i = next((i for i in range(at, len(shown)) if _shows(e, shown[i])), None)
+            if i is None:
+                break
+            at = i
+        else:
+            break
+        p += 1
+    return p
+
+
+def _shows(e: Event, item) -> bool:
+    """Whether one message (or closure) of a step matches the message (or closure) event ``e``."""
+    if item[0] == "closed":
+        return e.kind == "closed"
+    return e.kind == "message" and e.matches_message(*item)
+
+
 def _matches(e: Event, step, shown) -> bool:
     if e.kind == "action":
         return e.matches_action(step.action)
@@ -96,9 +124,7 @@ def find_member(cfg: Config, rules: Rules, pattern: Pattern, *, max_depth: int |
             shown, names2 = _step_texts(s, step, names)
             if any(_matches(e, step, shown) for e in never):
                 continue
-            p = pos
-            while p < goal and _matches(events[p], step, shown):
-                p += 1
+            p = _advance(events, pos, goal, step, shown)
             child = (step.state, p)
             if child in info:
                 continue

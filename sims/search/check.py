@@ -151,9 +151,7 @@ def _explore_plain(cfg, rules, max_states: int, symmetry: bool, por: bool = Fals
 
 def _quiet_child() -> None:
     """In a forked worker: Ctrl-C is the coordinator's to handle (it ends the workers at once)."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    interrupt.in_worker()
 
 
 def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmetry: bool,

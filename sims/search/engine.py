@@ -216,9 +216,9 @@ def _peak_rss() -> int:
 
 
 def _serve(shard: Shard, w: int, n: int, conn) -> None:
-    import signal
+    from .interrupt import in_worker
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the coordinator's: it ends the workers
+    in_worker()  # Ctrl-C is the coordinator's: it ends the workers; SIGTERM or its end ends this one
     gc.disable()
     start = _rss()  # what the worker shares with the coordinator at the fork
     file0 = _rss_file()

@@ -6,7 +6,9 @@ the order observed at the agent, all connections of one agent in one file.
 Blank lines are allowed, and a UTF-8 byte order mark before the first line.
 A tool that knows a connection closed may write ``{"conn": LABEL, "event":
 "closed"}``; a recorder that met a wire line that is not JSON writes
-``{"conn": LABEL, "from": ..., "raw": "<the line>"}``. A transcript may start
+``{"conn": LABEL, "from": ..., "raw": "<the line>"}``; a line that is JSON but not one
+message object (``[]``, ``"str"``, a batch) is recorded as it came, ``"msg": [...]``, and
+reported under ``wire_message_is_json``, not refused. A transcript may start
 at any point; ``initialize`` may be absent (v2 is assumed).
 
 Numbers are read exactly: integers of any size as Python ints, numbers with a
@@ -209,9 +211,9 @@ def _entry(raw: str, n: int, path, decoder: json.JSONDecoder = _DECODER) -> dict
         raise TranscriptError(f"{path}:{n}: \"from\" must be \"client\" or \"agent\"")
     if "msg" not in entry and isinstance(entry.get("raw"), str):
         return entry
-    if not isinstance(entry.get("msg"), dict):
+    if "msg" not in entry:
         raise TranscriptError(f"{path}:{n}: a line needs \"msg\" (a JSON-RPC message object)")
-    return entry
+    return entry  # (a msg that is JSON but not one message object, a batch or a string: the monitor's finding)
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ def missing() -> str:
     if shutil.which("node") is None:
         return "node is not installed"
     if not (GEN / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
-        return "the SDK's npm package is not installed (npm ci --prefix tests/agent/gen)"
+        return "the SDK's npm package is not installed (.ci/setup installs it; or npm ci --prefix tests/agent/gen)"
     return ""
 
 

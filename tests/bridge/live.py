@@ -52,7 +52,7 @@ def missing(name: str) -> str:
     if shutil.which("node") is None:
         return "node is not installed"
     if not (GEN / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
-        return "the SDK's npm package is not installed (npm ci --prefix tests/bridge/gen)"
+        return "the SDK's npm package is not installed (.ci/setup installs it; or npm ci --prefix tests/bridge/gen)"
     if name.startswith("corpus-") and not (CORPUS / "node_modules" / "@agentclientprotocol" / "sdk").is_dir():
         return f"the corpus agent is not installed ({CORPUS}: npm ci --prefix tests/corpus/gen)"
     if "py-" in name and importlib.util.find_spec("acp") is None:
