@@ -17,6 +17,9 @@ each is a fact about the run at its line of the v1 transcript.
   client sent no ``session/cancel``, after the client sent another prompt.
 * ``prompt-answered-after-next-prompt``: a prompt answered (not cancelled)
   after the client sent a later prompt: the agent queued or merged it.
+* ``prompt-answered-with-permission-pending``: a prompt answered while a
+  permission request the agent sent was neither answered nor withdrawn
+  (``$/cancel_request``): the client's later answer is to a finished turn.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class _Turns:
     def __init__(self):
         self.open: dict = {}  # request id key -> {"line", "echoed", "cancel", "later"}
         self.tools: dict = {}  # tool call id -> {"line", "status"}
+        self.perms: dict = {}  # request id key -> line: the agent's permission requests not yet answered
         self.notes: list[Finding] = []
 
     def client(self, n: int, msg: dict) -> None:
@@ -49,12 +53,17 @@ class _Turns:
         elif method == "session/cancel":
             for turn in self.open.values():
                 turn["cancel"] = True
+        elif method is None:  # an answer to the agent's request
+            self.perms.pop(repr(msg.get("id")), None)
 
     def agent(self, n: int, msg: dict) -> None:
         method = msg.get("method")
         if method == "session/update":
             self._update(n, (msg.get("params") or {}).get("update") or {})
+        elif method == "$/cancel_request":
+            self.perms.pop(repr((msg.get("params") or {}).get("requestId")), None)
         elif method == "session/request_permission":
+            self.perms[repr(msg.get("id"))] = n
             call = (msg.get("params") or {}).get("toolCall") or {}
             cid = call.get("toolCallId")
             if cid is not None and cid not in self.tools:
@@ -85,6 +94,10 @@ class _Turns:
         if isinstance(code, int) and 100 <= code <= 599:
             self.notes.append(_note("http-status-as-error-code",
                                     f"prompt {pid} failed with error code {code}, an HTTP status, not a JSON-RPC code", n))
+        for line in self.perms.values():
+            self.notes.append(_note("prompt-answered-with-permission-pending", f"prompt {pid} was answered while the "
+                                    f"permission request of line {line} was neither answered nor withdrawn", n))
+        self.perms = {}
         stop = (msg.get("result") or {}).get("stopReason") if isinstance(msg.get("result"), dict) else None
         if turn["later"] is not None and stop is not None:
             line, later = turn["later"]

@@ -89,6 +89,46 @@ def cancel_permission(s, clock):
     return _finish(s, rid, clock)
 
 
+#: Seconds the client of ``cancel-permission-wait`` waits, after ``session/cancel``, for the agent
+#: to withdraw its pending permission request (``$/cancel_request``) or end the turn.
+WAIT = 5.0
+
+
+def cancel_permission_wait(s, clock):
+    """``session/cancel`` with a permission request pending, then *wait*: answer the request only
+    once the agent withdrew it (``$/cancel_request``: answered -32800), ended the turn, or WAIT
+    seconds passed (then ``cancelled``, as v1 asks)."""
+    s.permission = "hold"
+    rid = s.prompt(_TOOL_PROMPT)
+    if not s.until(lambda: s.held or rid in s.responses, clock.left()):
+        return "timeout", "no permission request and no answer in time"
+    if not s.held:
+        return "not-applicable", "the agent asked no permission for its tool call" if s.saw_update("tool_call") \
+            else "the agent made no tool call"
+    pending, start = list(s.held), time.monotonic()
+    s.cancel()
+
+    def withdrawn():
+        return {repr(r["id"]) for r in pending} <= {repr(x) for x in s.cancel_requests}
+
+    s.until(lambda: rid in s.responses or withdrawn(), min(WAIT, clock.left()))
+    waited = time.monotonic() - start
+    for req in pending:
+        if any(repr(x) == repr(req["id"]) for x in s.cancel_requests):
+            s.answer(req, error={"code": -32800, "message": "Request cancelled"})
+        else:
+            s.answer(req, {"outcome": {"outcome": "cancelled"}})
+    s.held.clear()
+    if withdrawn():
+        how = "the agent withdrew its permission request ($/cancel_request)"
+    elif rid in s.responses:
+        how = f"the agent answered the prompt {waited:.1f} s after session/cancel with its permission request pending"
+    else:
+        how = f"the agent waited for the permission answer (answered 'cancelled' after {waited:.0f} s)"
+    status, note = _finish(s, rid, clock)
+    return status, note or how
+
+
 def _failing(keyword: str):
     def run(s, clock):
         return _finish(s, s.prompt(f"{keyword} Say hello."), clock)
@@ -116,6 +156,8 @@ SCENARIOS = {
     "tool-deny": (tool_deny, "a tool call; the permission request is rejected"),
     "cancel": (cancel, "session/cancel in the middle of a slow answer"),
     "cancel-permission": (cancel_permission, "session/cancel while a permission request is pending"),
+    "cancel-permission-wait": (cancel_permission_wait, "session/cancel with a permission request pending; the "
+                               "client answers it only once the agent withdraws it or ends the turn"),
     "fail-401": (_failing("[fail-401]"), "the provider answers 401 before any output"),
     "fail-500": (_failing("[fail-500]"), "the provider answers 500 before any output"),
     "overloaded": (_failing("[overloaded]"), "the provider answers 529 (overloaded) before any output"),
