@@ -160,7 +160,7 @@ def _command(args) -> list[str]:
     if shutil.which(command[0]) is None:
         raise UsageError(f"cannot start the agent {command[0]}: no such command (or not executable)")
     # The agent runs in a fresh working directory: paths given relative to ours are made absolute.
-    return [str(Path(a).resolve()) if i and not a.startswith("-") and Path(a).exists() else a
+    return [str(Path(a).absolute()) if (i and not a.startswith("-") and Path(a).exists()) or (not i and "/" in a) else a
             for i, a in enumerate(command)]
 
 
@@ -261,7 +261,7 @@ def _report(results, as_json: bool) -> None:
                 if f.quote:
                     out.print(f"      {f.clause}: {f.quote}", markup=False, highlight=False)
             if model:
-                out.print(f"  model [trace --model]: {escape(model['text'])}", highlight=False)
+                out.print(f"  model \\[trace --model]: {escape(model['text'])}", highlight=False)
 
 
 def _verdict(r) -> str:

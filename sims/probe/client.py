@@ -281,6 +281,8 @@ def pick_auth(methods: list[dict], env: dict) -> str | None:
         if m.get("type") == "env_var" and names and all(n in env for n in names):
             return m["id"]
     for m in methods:
+        if m.get("type") == "env_var":  # its variables are not set: it would fail
+            continue
         words = f"{m['id']} {m.get('name', '')}".lower()
         if "key" in words and ("api" in words or "env" in words):
             return m["id"]

@@ -31,6 +31,7 @@ asks for it (error -32000), with a method the agent lists that takes an API key.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -169,8 +170,9 @@ def load_profile(path: str | Path) -> Profile:
     return parse_profile(doc, str(path))
 
 
+@functools.lru_cache(maxsize=1)
 def shipped() -> dict[str, Profile]:
-    """The profiles that ship with the tool, by name."""
+    """The profiles that ship with the tool, by name (read once)."""
     out = {}
     for entry in sorted(resources.files(__package__).joinpath("profiles").iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".toml"):

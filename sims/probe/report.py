@@ -145,7 +145,7 @@ def report(results, *, profile, argv: list[str], live: bool = False) -> str:
     lines = [f"# ACP conformance of {name} {version}", "",
              f"Probed {time.strftime('%Y-%m-%d', time.gmtime())} by `acp-lifecycle probe` (profile "
              f"`{profile.name}`, {profile.api} API) against a scripted model provider on 127.0.0.1: "
-             f"{len(results)} scenarios, {ran} ran, {musts} MUST broken. Each run is an ACP v1 transcript, "
+             f"{len(results)} scenario{'s' * (len(results) != 1)}, {ran} ran, {musts} MUST broken. Each run is an ACP v1 transcript, "
              "judged against the v1 schema, bridged to v2 and checked by `trace`'s rules and by "
              "`trace --model` (does some run of the formal model explain it?).", "",
              "Reproduce:", "", "```sh", "acp-lifecycle probe " + shlex.join(argv), "```", "",
