@@ -30,6 +30,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+
 def profiles() -> dict:
     sys.path.insert(0, str(HERE.parents[1]))
     from acp_lifecycle.sims.probe.profile import shipped
