@@ -220,3 +220,16 @@ def test_the_report_of_a_known_fault_names_the_rule_quotes_the_clause_and_the_li
     # an existing report is not overwritten without --force
     assert main(["probe", "--report", str(report), "--provider", "anthropic", "--", sys.executable, str(FAKE)]) == 2
     assert "exists; pass --force" in capsys.readouterr().err
+
+
+def test_a_prompt_never_answered_in_a_whole_run_is_noted_and_not_in_a_cut_one():
+    from acp_lifecycle.sims.probe.observe import observe
+    from acp_lifecycle.sims.wire.transcript import parse_text
+
+    text = "\n".join(json.dumps(line) for line in [
+        {"conn": "c", "from": "client", "msg": {"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}},
+        {"conn": "c", "from": "client", "msg": {"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}},
+        {"conn": "c", "from": "agent", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}},
+    ])
+    assert ("prompt-never-answered", 2) in {(f.rule, f.line) for f in observe(parse_text(text))}
+    assert not any(f.rule == "prompt-never-answered" for f in observe(parse_text(text), partial=True))

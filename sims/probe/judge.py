@@ -81,7 +81,7 @@ def judge_lines(entries, partial: bool = False, validators=(None, None)) -> tupl
         findings.append(Finding("trace", f.property, f.severity, f.message, cause, f.line, f.clause, f.quote))
     if v1 is not None:
         findings += _v1_schema(entries, v1)
-    findings += observe(entries)
+    findings += observe(entries, partial)
     findings.sort(key=lambda f: (f.line, f.source, f.rule))
     return findings, run.entries, causes
 

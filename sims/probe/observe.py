@@ -17,6 +17,8 @@ each is a fact about the run at its line of the v1 transcript.
   client sent no ``session/cancel``, after the client sent another prompt.
 * ``prompt-answered-after-next-prompt``: a prompt answered (not cancelled)
   after the client sent a later prompt: the agent queued or merged it.
+* ``prompt-never-answered``: a prompt still unanswered when a whole run ends
+  (the agent went idle with it: merged into another turn, or dropped).
 * ``prompt-answered-with-permission-pending``: a prompt answered while a
   permission request the agent sent was neither answered nor withdrawn
   (``$/cancel_request``): the client's later answer is to a finished turn.
@@ -116,11 +118,16 @@ class _Turns:
                                             tool["line"]))
 
 
-def observe(entries) -> list[Finding]:
-    """The notes about a parsed v1 transcript ``[(line, entry)]``."""
+def observe(entries, partial: bool = False) -> list[Finding]:
+    """The notes about a parsed v1 transcript ``[(line, entry)]`` (``partial``: a cut log, whose
+    unanswered prompts may still be answered)."""
     turns = _Turns()
     for n, entry in entries:
         msg = entry.get("msg")
         if isinstance(msg, dict):
             (turns.client if entry.get("from") == "client" else turns.agent)(n, msg)
+    if not partial:
+        for turn in turns.open.values():
+            turns.notes.append(_note("prompt-never-answered", f"prompt {turn['id']} was never answered: the run "
+                                     "ended with the agent idle", turn["line"]))
     return turns.notes

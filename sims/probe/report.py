@@ -33,6 +33,8 @@ NOTE_MEANING = {
                                    "without a `session/cancel`.",
     "prompt-answered-after-next-prompt": "A second `session/prompt` during a turn is queued: the first is "
                                          "answered after the second was sent.",
+    "prompt-never-answered": "A prompt is never answered: the agent went idle with it (merged into another "
+                             "turn, or dropped). A v1 client waiting for its answer waits forever.",
     "prompt-answered-with-permission-pending": "The agent ends the turn while its permission request is "
                                                "unanswered and not withdrawn (`$/cancel_request`): the "
                                                "client's answer then goes to a finished turn.",
