@@ -129,7 +129,8 @@ def _explain_failure(result: RunResult, stderr: Path, timeout: float) -> None:
         said = _last_line(stderr)
         if said:
             result.note += f"; its stderr ended: {said}"
-    failed = [r for r in result.requests if isinstance(r.get("status"), int) and r["status"] >= 400]
+    failed = [r for r in result.requests if r.get("status") == "cut"
+              or isinstance(r.get("status"), int) and r["status"] >= 400]
     if result.status == "timeout" and len(failed) > 1:
         result.note = (f"{result.note}: the agent was still retrying the failing provider "
                        f"({len(failed)} failed calls in {timeout:g} s)")
