@@ -17,6 +17,10 @@ each is a fact about the run at its line of the v1 transcript.
   client sent no ``session/cancel``, after the client sent another prompt.
 * ``prompt-answered-after-next-prompt``: a prompt answered (not cancelled)
   after the client sent a later prompt: the agent queued or merged it.
+* ``message-text-repeated``: a message's text starts over within a turn (a
+  chunk of five characters or more repeats an earlier chunk of the same
+  message): a retried model stream whose text the agent streamed again, which a
+  client shows twice.
 * ``prompt-never-answered``: a prompt still unanswered when a whole run ends
   (the agent went idle with it: merged into another turn, or dropped).
 * ``prompt-answered-with-permission-pending``: a prompt answered while a
@@ -44,6 +48,7 @@ class _Turns:
         self.open: dict = {}  # request id key -> {"line", "echoed", "cancel", "later"}
         self.tools: dict = {}  # tool call id -> {"line", "status"}
         self.perms: dict = {}  # request id key -> line: the agent's permission requests not yet answered
+        self.texts: dict = {}  # messageId (None: none given) -> {"chunks": text -> line, "noted"} in this turn
         self.notes: list[Finding] = []
 
     def client(self, n: int, msg: dict) -> None:
@@ -51,6 +56,7 @@ class _Turns:
         if method == "session/prompt" and "id" in msg:
             for turn in self.open.values():
                 turn["later"] = turn["later"] or (n, msg["id"])
+            self.texts = {}
             self.open[repr(msg["id"])] = {"line": n, "id": msg["id"], "echoed": False, "cancel": False, "later": None}
         elif method == "session/cancel":
             for turn in self.open.values():
@@ -80,11 +86,24 @@ class _Turns:
         if kind == "user_message_chunk":
             for turn in self.open.values():
                 turn["echoed"] = True
+        elif kind == "agent_message_chunk":
+            self._chunk(n, update)
         elif kind in ("tool_call", "tool_call_update"):
             cid = update.get("toolCallId")
             tool = self.tools.setdefault(cid, {"line": n, "status": "pending"})
             if update.get("status"):
                 tool["status"] = update["status"]
+
+    def _chunk(self, n: int, update: dict) -> None:
+        text = (update.get("content") or {}).get("text") if isinstance(update.get("content"), dict) else None
+        if not isinstance(text, str) or len(text.strip()) < 5:
+            return
+        seen = self.texts.setdefault(update.get("messageId"), {"chunks": {}, "noted": False})
+        if text in seen["chunks"] and not seen["noted"]:
+            seen["noted"] = True
+            self.notes.append(_note("message-text-repeated", f"the message's text starts over: this chunk repeats "
+                                    f"{text[:40]!r} of line {seen['chunks'][text]}: a retried stream", n))
+        seen["chunks"].setdefault(text, n)
 
     def _answer(self, n: int, msg: dict, turn: dict) -> None:
         pid = turn["id"]

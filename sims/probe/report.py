@@ -33,6 +33,9 @@ NOTE_MEANING = {
                                    "without a `session/cancel`.",
     "prompt-answered-after-next-prompt": "A second `session/prompt` during a turn is queued: the first is "
                                          "answered after the second was sent.",
+    "message-text-repeated": "A message's text starts over within a turn: after a broken model stream the "
+                             "agent retried and streamed the text again into the same message; a client "
+                             "shows it twice.",
     "prompt-never-answered": "A prompt is never answered: the agent went idle with it (merged into another "
                              "turn, or dropped). A v1 client waiting for its answer waits forever.",
     "prompt-answered-with-permission-pending": "The agent ends the turn while its permission request is "
