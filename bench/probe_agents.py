@@ -8,7 +8,7 @@ one agent at a time: ``acp-lifecycle probe --profile NAME --live --report OUT/NA
 its transcripts in ``OUT/NAME/``. Prints one row per agent: the version, the scenarios that ran,
 the MUSTs broken, the runs the model does not explain, the live runs that ran, and the seconds.
 Everything stays on 127.0.0.1 and each scenario is bounded by the probe's timeout; the whole run
-takes about 15 minutes for the five shipped agents on a 2-core machine.
+takes about 35 minutes for the five shipped agents on a 2-core machine (half without --live).
 """
 
 from __future__ import annotations
