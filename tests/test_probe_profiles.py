@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -233,3 +234,14 @@ def test_a_prompt_never_answered_in_a_whole_run_is_noted_and_not_in_a_cut_one():
     ])
     assert ("prompt-never-answered", 2) in {(f.rule, f.line) for f in observe(parse_text(text))}
     assert not any(f.rule == "prompt-never-answered" for f in observe(parse_text(text), partial=True))
+
+
+def test_the_budget_doubles_with_live_where_every_scenario_runs_twice(monkeypatch, tmp_path):
+    ran = []
+    monkeypatch.setattr(run_module, "run_scenario", lambda name, *a, **k: ran.append(name) or run_module.RunResult(name, "ran"))
+    for live, expected in ((False, ["ran", "skipped", "skipped"]), (True, ["ran", "ran", "skipped"])):
+        clock = iter(range(0, 1000, 75))  # each look at the clock: 75 s later
+        monkeypatch.setattr(run_module, "time", SimpleNamespace(monotonic=lambda: next(clock)))  # run.py's clock only
+        results = run_module.probe(["agent"], "anthropic", ["plain", "cancel", "tool-allow"], tmp_path, budget=100,
+                                   live=live)
+        assert [r.status for r in results] == expected, live

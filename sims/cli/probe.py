@@ -80,7 +80,7 @@ def register(sub) -> None:
     path_argument(q, "--report", kind="out-file", suffixes=(".md",), help="write a Markdown conformance report here")
     q.add_argument("--timeout", type=_seconds, default=60.0, help="seconds per scenario, handshake included (default 60; 2.5 times that for fail-500 and "
                         "overloaded, which agents retry)")
-    q.add_argument("--budget", type=_seconds, default=600.0, help="no scenario starts after this many seconds (default 600)")
+    q.add_argument("--budget", type=_seconds, default=600.0, help="no scenario starts after this many seconds (default 600; doubled with --live)")
     path_argument(q, "--script", kind="in-json", help="the provider's script file (see `provider --help`)")
     q.set_defaults(run=_probe, takes_program=True, program=None)
 

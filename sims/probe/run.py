@@ -190,9 +190,11 @@ def _last_line(path: Path) -> str:
 def probe(command: list[str], profile: Profile | str, scenarios: list[str], out: Path, *, timeout: float = 60.0,
           budget: float = 600.0, script: Script | None = None, validators=(None, None), progress=None,
           model: bool = True, live: bool = False) -> list[RunResult]:
-    """Every scenario in ``scenarios`` against the agent ``command``; ``progress(result)`` after each."""
+    """Every scenario in ``scenarios`` against the agent ``command``; ``progress(result)`` after each.
+    No scenario starts after ``budget`` seconds (twice that with ``live``)."""
     out.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
+    budget *= 2 if live else 1  # every scenario runs twice
     results = []
     for name in scenarios:
         if time.monotonic() - start > budget:
