@@ -74,14 +74,23 @@ def cancel(s, clock):
     return _finish(s, rid, clock)
 
 
-def cancel_permission(s, clock):
+def _held_permission(s, clock) -> tuple[int, tuple[str, str] | None]:
+    """Prompt for a tool call and keep its permission request pending: (the prompt's id, the
+    outcome when the agent cannot be put there)."""
     s.permission = "hold"
     rid = s.prompt(_TOOL_PROMPT)
     if not s.until(lambda: s.held or rid in s.responses, clock.left()):
-        return "timeout", "no permission request and no answer in time"
+        return rid, ("timeout", "no permission request and no answer in time")
     if not s.held:
-        return "not-applicable", "the agent asked no permission for its tool call" if s.saw_update("tool_call") \
-            else "the agent made no tool call"
+        return rid, ("not-applicable", "the agent asked no permission for its tool call"
+                     if s.saw_update("tool_call") else "the agent made no tool call")
+    return rid, None
+
+
+def cancel_permission(s, clock):
+    rid, outcome = _held_permission(s, clock)
+    if outcome is not None:
+        return outcome
     s.cancel()
     for req in s.held:  # v1: a client that cancels answers its pending permission requests "cancelled"
         s.answer(req, {"outcome": {"outcome": "cancelled"}})
@@ -101,13 +110,9 @@ def cancel_permission_wait(s, clock):
     """``session/cancel`` with a permission request pending, then *wait*: answer the request only
     once the agent withdrew it (``$/cancel_request``: answered -32800), ended the turn, or WAIT
     seconds passed (then ``cancelled``, as v1 asks)."""
-    s.permission = "hold"
-    rid = s.prompt(_TOOL_PROMPT)
-    if not s.until(lambda: s.held or rid in s.responses, clock.left()):
-        return "timeout", "no permission request and no answer in time"
-    if not s.held:
-        return "not-applicable", "the agent asked no permission for its tool call" if s.saw_update("tool_call") \
-            else "the agent made no tool call"
+    rid, outcome = _held_permission(s, clock)
+    if outcome is not None:
+        return outcome
     pending, start = list(s.held), time.monotonic()
     s.cancel()
 
