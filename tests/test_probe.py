@@ -190,7 +190,7 @@ def test_probe_bad_input_is_one_line(tmp_path, capsys):
     for argv, needle in ((["probe"], "give the agent command after --"),
                          (["probe", "--", "no-such-agent-xyz"], "no such command"),
                          (["probe", "--force", "--", "true"], "--force applies only with --out"),
-                         (["probe", "--", sys.executable, "-c", "pass"], "pass --provider")):
+                         (["probe", "--", sys.executable, "-c", "pass"], "pass --profile NAME|FILE")):
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1, err

@@ -8,7 +8,8 @@ recorded just before it is written), and gives the scenarios what they need:
 condition holds or a deadline passes). Requests from the agent are answered
 as they arrive: ``session/request_permission`` by the ``permission`` policy
 (``"allow"``, ``"reject"``, or ``"hold"``: keep it pending for the scenario),
-anything else with -32601. ``stop()`` ends the agent by process group.
+anything else with -32601; the agent's ``$/cancel_request`` notifications are
+kept (``cancel_requests``). ``stop()`` ends the agent by process group.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ import time
 
 from acp_lifecycle.sims.wire.record import Recorder
 
-__all__ = ["AgentSession", "AgentGone", "PROTOCOL_VERSION"]
+__all__ = ["AgentSession", "AgentGone", "PROTOCOL_VERSION", "pick_auth"]
 
 PROTOCOL_VERSION = 1
+AUTH_REQUIRED = -32000  # ACP's auth_required error code
 
 
 class AgentGone(Exception):
@@ -45,8 +47,12 @@ class AgentSession:
         self.permission = "allow"
         self.permissions: list[dict] = []  # every session/request_permission received
         self.held: list[dict] = []  # permission requests kept pending (policy "hold")
+        self.cancel_requests: list = []  # the request ids of the agent's $/cancel_request notifications
         self.gone = False
         self.session_id = None
+        self.env = env
+        self.agent_info: dict = {}  # initialize's agentInfo
+        self.authenticated: str | None = None  # the auth method used
         self._write_lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -107,6 +113,8 @@ class AgentSession:
         elif "method" in msg:
             if msg["method"] == "session/update" and isinstance(msg.get("params"), dict):
                 self.updates.append(msg["params"])
+            elif msg["method"] == "$/cancel_request" and isinstance(msg.get("params"), dict):
+                self.cancel_requests.append(msg["params"].get("requestId"))
         elif "id" in msg:
             self.responses[msg["id"]] = msg
 
@@ -155,22 +163,62 @@ class AgentSession:
 
     # -- handshake ------------------------------------------------------------
 
-    def handshake(self, cwd: str, timeout: float) -> tuple[bool, str]:
-        """initialize + session/new; (ok, a note when not)."""
-        rid = self.request("initialize", {
+    AUTHENTICATE = "authenticate"
+
+    def initialize_params(self) -> dict:
+        return {
             "protocolVersion": PROTOCOL_VERSION,
             "clientCapabilities": {"fs": {"readTextFile": False, "writeTextFile": False}, "terminal": False},
             "clientInfo": {"name": "acp-lifecycle-probe", "version": "0.1.0"},
-        })
-        init = self.wait_response(rid, timeout)
+        }
+
+    def handshake(self, cwd: str, timeout: float, auth: str | None = None) -> tuple[bool, str]:
+        """initialize, ``authenticate`` when needed, session/new; (ok, a note when not), all within
+        ``timeout`` seconds. ``auth`` (the profile's method) authenticates before session/new when
+        the agent lists it; without it, a session/new answered -32000 (auth_required) is retried
+        once after authenticating with a listed method that takes an API key (``pick_auth``)."""
+        deadline = time.monotonic() + timeout
+
+        def left() -> float:
+            return max(0.0, deadline - time.monotonic())
+
+        rid = self.request("initialize", self.initialize_params())
+        init = self.wait_response(rid, left())
         if init is None or "error" in init:
             return False, _failure("initialize", init, timeout)
-        rid = self.request("session/new", {"cwd": cwd, "mcpServers": []})
-        new = self.wait_response(rid, timeout)
+        result = init.get("result") if isinstance(init.get("result"), dict) else {}
+        info = result.get("agentInfo", result.get("info"))  # v1 agentInfo, v2 info
+        self.agent_info = info if isinstance(info, dict) else {}
+        methods = [dict(m, id=m.get("id", m.get("methodId"))) for m in result.get("authMethods") or [] if isinstance(m, dict)]
+        methods = [m for m in methods if isinstance(m["id"], str)]
+        if auth and auth != "none" and any(m["id"] == auth for m in methods):
+            note = self._authenticate(auth, left(), timeout)
+            if note:
+                return False, note
+        for attempt in (1, 2):
+            rid = self.request("session/new", {"cwd": cwd, "mcpServers": []})
+            new = self.wait_response(rid, left())
+            error = (new or {}).get("error") if isinstance((new or {}).get("error"), dict) else None
+            chosen = pick_auth(methods, self.env) if auth != "none" and not self.authenticated else None
+            if attempt == 1 and error is not None and error.get("code") == AUTH_REQUIRED and chosen:
+                note = self._authenticate(chosen, left(), timeout)
+                if note:
+                    return False, note
+                continue
+            break
         if new is None or "error" in new or not isinstance((new.get("result") or {}).get("sessionId"), str):
             return False, _failure("session/new", new, timeout)
         self.session_id = new["result"]["sessionId"]
         return True, ""
+
+    def _authenticate(self, method: str, left: float, timeout: float) -> str:
+        """``authenticate`` with ``method``; a note when it failed."""
+        rid = self.request(self.AUTHENTICATE, {"methodId": method})
+        answer = self.wait_response(rid, left)
+        if answer is None or "error" in answer:
+            return _failure(f"authenticate ({method})", answer, timeout)
+        self.authenticated = method
+        return ""
 
     def prompt(self, text: str) -> int:
         return self.request("session/prompt", {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]})
@@ -222,6 +270,23 @@ def choose_option(params: dict, policy: str) -> dict:
             if o.get("kind") == kind and "optionId" in o:
                 return {"outcome": {"outcome": "selected", "optionId": o["optionId"]}}
     return {"outcome": {"outcome": "cancelled"}}
+
+
+def pick_auth(methods: list[dict], env: dict) -> str | None:
+    """The auth method to answer ``auth_required`` with: one whose environment variables the
+    run sets (``type: env_var``), else one named for an API key; None when none fits (a login in
+    a browser or a terminal cannot be scripted)."""
+    for m in methods:
+        names = [v.get("name") for v in m.get("vars") or [] if isinstance(v, dict)]
+        if m.get("type") == "env_var" and names and all(n in env for n in names):
+            return m["id"]
+    for m in methods:
+        if m.get("type") == "env_var":  # its variables are not set: it would fail
+            continue
+        words = f"{m['id']} {m.get('name', '')}".lower()
+        if "key" in words and ("api" in words or "env" in words):
+            return m["id"]
+    return None
 
 
 def _failure(method: str, msg: dict | None, timeout: float) -> str:

@@ -27,7 +27,10 @@ from acp_lifecycle.sims.wire.transcript import check_transcript, dumps
 from .finding import Finding
 from .observe import observe
 
-__all__ = ["Finding", "judge", "load_validators"]
+__all__ = ["Finding", "judge", "load_validators", "model_verdict"]
+
+#: The search budget of ``trace --model`` on one probe run (its transcripts are short).
+MODEL_NODES = 200_000
 
 
 def load_validators() -> tuple[object | None, object | None]:
@@ -62,18 +65,39 @@ def _v1_schema(entries, validator) -> list[Finding]:
 
 def judge(entries, partial: bool = False, validators=(None, None)) -> tuple[list[Finding], list[dict]]:
     """(findings, the bridged v2 transcript) for a parsed v1 transcript ``[(line, entry)]``."""
+    findings, bridged, _ = judge_lines(entries, partial, validators)
+    return findings, bridged
+
+
+def judge_lines(entries, partial: bool = False, validators=(None, None)) -> tuple[list[Finding], list[dict], list[int]]:
+    """``judge``, and for each bridged line the v1 line that caused it."""
     v1, v2 = validators
     run = run_bridge(entries, "v2", partial=partial, insertion="echo")
+    causes = [o.cause for o in run.out]
     findings = [Finding("bridge", p.kind, "problem", p.message, p.line) for p in run.problems]
     bridged = list(enumerate(run.entries, 1))
     for f in check_transcript(bridged, partial=partial, validator=v2):
-        cause = run.out[f.line - 1].cause if 0 < f.line <= len(run.out) else f.line
+        cause = causes[f.line - 1] if 0 < f.line <= len(causes) else f.line
         findings.append(Finding("trace", f.property, f.severity, f.message, cause, f.line, f.clause, f.quote))
     if v1 is not None:
         findings += _v1_schema(entries, v1)
-    findings += observe(entries)
+    findings += observe(entries, partial)
     findings.sort(key=lambda f: (f.line, f.source, f.rule))
-    return findings, run.entries
+    return findings, run.entries, causes
+
+
+def model_verdict(bridged: list[dict], partial: bool = False, max_nodes: int = MODEL_NODES) -> dict:
+    """``trace --model`` on a bridged v2 transcript (``sims.wire.modeltrace.explain`` under the
+    RFD's rules, as ``acp-lifecycle trace --model`` runs it): does some run of the model explain
+    it? ``{"explained", "verdict", "line", "text", "nodes"}``: ``verdict`` is ``explained``,
+    ``unexplained`` or ``inconclusive`` (the node budget ran out), ``line`` the first bridged
+    line no run explains. A cut log (``partial``) need not be a point where a run can end."""
+    from acp_lifecycle.sims.wire.modeltrace import explain
+
+    r = explain(list(enumerate(bridged, 1)), max_nodes=max_nodes, complete=not partial)
+    verdict = "explained" if r.explained else "inconclusive" if r.exhausted else "unexplained"
+    return {"explained": r.explained, "verdict": verdict, "line": r.first_unexplained_line, "text": r.text(),
+            "nodes": r.nodes}
 
 
 def bridged_text(entries: list[dict]) -> str:

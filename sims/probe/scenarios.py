@@ -74,19 +74,67 @@ def cancel(s, clock):
     return _finish(s, rid, clock)
 
 
-def cancel_permission(s, clock):
+def _held_permission(s, clock) -> tuple[int, tuple[str, str] | None]:
+    """Prompt for a tool call and keep its permission request pending: (the prompt's id, the
+    outcome when the agent cannot be put there)."""
     s.permission = "hold"
     rid = s.prompt(_TOOL_PROMPT)
     if not s.until(lambda: s.held or rid in s.responses, clock.left()):
-        return "timeout", "no permission request and no answer in time"
+        return rid, ("timeout", "no permission request and no answer in time")
     if not s.held:
-        return "not-applicable", "the agent asked no permission for its tool call" if s.saw_update("tool_call") \
-            else "the agent made no tool call"
+        return rid, ("not-applicable", "the agent asked no permission for its tool call"
+                     if s.saw_update("tool_call") else "the agent made no tool call")
+    return rid, None
+
+
+def cancel_permission(s, clock):
+    rid, outcome = _held_permission(s, clock)
+    if outcome is not None:
+        return outcome
     s.cancel()
     for req in s.held:  # v1: a client that cancels answers its pending permission requests "cancelled"
         s.answer(req, {"outcome": {"outcome": "cancelled"}})
     s.held.clear()
     return _finish(s, rid, clock)
+
+
+#: Seconds ``second-prompt`` waits for the second answer once the first is answered: an agent
+#: that merged the two prompts into one turn never answers the second.
+GRACE = 20.0
+#: Seconds the client of ``cancel-permission-wait`` waits, after ``session/cancel``, for the agent
+#: to withdraw its pending permission request (``$/cancel_request``) or end the turn.
+WAIT = 5.0
+
+
+def cancel_permission_wait(s, clock):
+    """``session/cancel`` with a permission request pending, then *wait*: answer the request only
+    once the agent withdrew it (``$/cancel_request``: answered -32800), ended the turn, or WAIT
+    seconds passed (then ``cancelled``, as v1 asks)."""
+    rid, outcome = _held_permission(s, clock)
+    if outcome is not None:
+        return outcome
+    pending, start = list(s.held), time.monotonic()
+    s.cancel()
+
+    def withdrawn():
+        return {repr(r["id"]) for r in pending} <= {repr(x) for x in s.cancel_requests}
+
+    s.until(lambda: rid in s.responses or withdrawn(), min(WAIT, clock.left()))
+    waited = time.monotonic() - start
+    for req in pending:
+        if any(repr(x) == repr(req["id"]) for x in s.cancel_requests):
+            s.answer(req, error={"code": -32800, "message": "Request cancelled"})
+        else:
+            s.answer(req, {"outcome": {"outcome": "cancelled"}})
+    s.held.clear()
+    if withdrawn():
+        how = "the agent withdrew its permission request ($/cancel_request)"
+    elif rid in s.responses:
+        how = f"the agent answered the prompt {waited:.1f} s after session/cancel with its permission request pending"
+    else:
+        how = f"the agent waited for the permission answer (answered 'cancelled' after {waited:.0f} s)"
+    status, note = _finish(s, rid, clock)
+    return status, note or how
 
 
 def _failing(keyword: str):
@@ -103,9 +151,13 @@ def second_prompt(s, clock):
     if first in s.responses:
         return "not-applicable", "the first turn ended before the second prompt could be sent"
     second = s.prompt("Say hello.")
-    if not s.until(lambda: first in s.responses and second in s.responses, clock.left()):
-        missing = [n for n, r in (("first", first), ("second", second)) if r not in s.responses]
-        return "timeout", f"no answer to the {' and '.join(missing)} prompt in time"
+    if not s.until(lambda: first in s.responses, clock.left()):
+        return "timeout", "no answer to the first prompt in time"
+    answered = time.monotonic()
+    if not s.until(lambda: second in s.responses, min(GRACE, clock.left())):
+        if clock.left() > 0:  # the agent is idle and keeps the second prompt: that is the finding, not a timeout
+            return "ran", f"the second prompt was never answered ({time.monotonic() - answered:.0f} s after the first's answer)"
+        return "timeout", "no answer to the second prompt in time"
     return "ran", ""
 
 
@@ -116,6 +168,8 @@ SCENARIOS = {
     "tool-deny": (tool_deny, "a tool call; the permission request is rejected"),
     "cancel": (cancel, "session/cancel in the middle of a slow answer"),
     "cancel-permission": (cancel_permission, "session/cancel while a permission request is pending"),
+    "cancel-permission-wait": (cancel_permission_wait, "session/cancel with a permission request pending; the "
+                               "client answers it only once the agent withdraws it or ends the turn"),
     "fail-401": (_failing("[fail-401]"), "the provider answers 401 before any output"),
     "fail-500": (_failing("[fail-500]"), "the provider answers 500 before any output"),
     "overloaded": (_failing("[overloaded]"), "the provider answers 529 (overloaded) before any output"),

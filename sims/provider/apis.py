@@ -244,12 +244,18 @@ class OpenAIResponses:
             call.prompt = items
         elif isinstance(items, list) and items:
             last = items[-1] if isinstance(items[-1], dict) else {}
-            call.after_tool = last.get("type") == "function_call_output"
+            call.after_tool = last.get("type") in ("function_call_output", "custom_tool_call_output")
             for item in reversed(items):
-                if isinstance(item, dict) and item.get("role") == "user":
+                if isinstance(item, dict) and item.get("role") == "user" and "".join(_texts(item.get("content"))).strip():
                     call.prompt = "\n".join(_texts(item.get("content")))
                     break
         call.tools = _openai_tools(body.get("tools"))
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("type") == "function" and isinstance(choice.get("name"), str):
+            call.forced_tool = choice["name"]
+        fmt = (body.get("text") or {}).get("format") if isinstance(body.get("text"), dict) else None
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            call.json_schema = fmt.get("schema") or {}
         return call
 
     @staticmethod

@@ -149,10 +149,39 @@ def pick_tool(tools: list[tuple[str, dict]]) -> tuple[str, dict] | None:
     return tools[0]
 
 
+#: Arguments a shell tool may declare without requiring them: the command itself under another
+#: name, and what asks the agent for the permission the command needs (codex's exec_command:
+#: ``sandbox_permissions: "require_escalated"`` with a ``justification``).
+_COMMAND_KEYS = ("command", "cmd")
+_ESCALATE = ("require_escalated", "escalated", "ask", "on-request")
+JUSTIFICATION = "The acp-lifecycle probe asks to run this command (it writes a file)."
+
+
 def tool_arguments(schema: dict) -> dict:
-    """Arguments for a tool call: every required field filled, ``command`` a harmless touch in the working directory."""
-    value = schema_value(schema if isinstance(schema, dict) else {}, required_only=True)
-    return value if isinstance(value, dict) else {}
+    """Arguments for a tool call: every required field filled, the command (``command``, ``cmd``;
+    a string, or an argv list) a harmless touch in the working directory, and the sandbox
+    escalation the schema offers requested, so that the agent asks permission before running it."""
+    schema = schema if isinstance(schema, dict) else {}
+    value = schema_value(schema, required_only=True)
+    args = value if isinstance(value, dict) else {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for key in _COMMAND_KEYS:
+        if key in props and key not in args:
+            args[key] = schema_value(props[key], True, 1, key)
+            break
+    asked = False
+    for key, prop in props.items():
+        if not isinstance(prop, dict):
+            continue
+        enum = prop.get("enum") if isinstance(prop.get("enum"), list) else []
+        wanted = next((e for e in _ESCALATE if e in enum), None)
+        if wanted is not None and ("sandbox" in key or "permission" in key or "approval" in key):
+            args[key], asked = wanted, True
+        elif prop.get("type") == "boolean" and "escalat" in key:
+            args[key], asked = True, True
+    if asked and isinstance(props.get("justification"), dict):
+        args["justification"] = JUSTIFICATION
+    return args
 
 
 def schema_value(schema: dict, required_only: bool = False, depth: int = 0, key: str = ""):
@@ -179,6 +208,8 @@ def schema_value(schema: dict, required_only: bool = False, depth: int = 0, key:
         wanted = schema.get("required") or ([] if required_only else list(props))
         return {k: schema_value(props.get(k, {}), required_only, depth + 1, k) for k in wanted if isinstance(k, str)}
     if kind == "array":
+        if key in _COMMAND_KEYS:  # an argv (codex's shell tool): the command through a shell
+            return ["bash", "-lc", PROBE_COMMAND]
         return []
     if kind in ("integer", "number"):
         return schema.get("minimum", 1)  # a count or a score (gemini-cli wants 1-100)
@@ -186,7 +217,7 @@ def schema_value(schema: dict, required_only: bool = False, depth: int = 0, key:
         return False
     if kind == "null":
         return None
-    if key == "command":
+    if key in _COMMAND_KEYS:
         return PROBE_COMMAND
     if key in ("file_path", "path", "absolute_path"):
         return "/dev/null"

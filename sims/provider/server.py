@@ -253,6 +253,33 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _is_text(event: str) -> bool:
-    """Does this SSE event carry model output (text or a tool call), as opposed to framing?"""
-    return any(k in event for k in ('"text_delta"', '"input_json_delta"', '"content":"', '"tool_calls"',
-                                    '"output_text.delta"', '"function_call_arguments.delta"', '"parts"'))
+    """Does this SSE event carry model output (a text delta or a tool call), as opposed to framing?
+
+    Read from the event's JSON, per API: Anthropic's ``content_block_delta``, a Chat Completions
+    chunk whose delta has content or tool calls, the Responses API's
+    ``response.output_text.delta`` and ``response.function_call_arguments.delta``, a Gemini
+    response with parts."""
+    data = _event_data(event)
+    if not isinstance(data, dict):
+        return False
+    kind = data.get("type")
+    if kind == "content_block_delta":
+        return True
+    if kind in ("response.output_text.delta", "response.function_call_arguments.delta"):
+        return True
+    if isinstance(data.get("choices"), list):
+        delta = (data["choices"][0] or {}).get("delta") or {} if data["choices"] else {}
+        return bool(delta.get("content") or delta.get("tool_calls"))
+    if isinstance(data.get("candidates"), list):
+        return any((c.get("content") or {}).get("parts") for c in data["candidates"] if isinstance(c, dict))
+    return False
+
+
+def _event_data(event: str):
+    for line in event.splitlines():
+        if line.startswith("data: {"):
+            try:
+                return json.loads(line[6:])
+            except ValueError:
+                return None
+    return None

@@ -6,6 +6,12 @@ It stands in for a published agent in the offline tests of `acp-lifecycle probe`
 a ``tool_use`` becomes a ``tool_call`` plus a permission request, then a second
 call), ``session/cancel`` (the turn ends ``cancelled``). An HTTP error becomes a
 -32603 error response. Like a real agent it echoes nothing.
+
+``--auth``: ``initialize`` lists two auth methods (a login, and an API key in
+``ANTHROPIC_API_KEY``) and ``session/new`` answers -32000 until ``authenticate``
+with the key's. ``--withdraw``: on ``session/cancel`` a pending permission
+request is withdrawn with ``$/cancel_request`` (without it the turn ends with
+the request still pending, as gemini-cli and qwen-code do).
 """
 
 from __future__ import annotations
@@ -22,6 +28,12 @@ cancelled = threading.Event()
 answers: dict = {}
 waiting: dict = {}
 next_id = [0]
+AUTH = "--auth" in sys.argv
+WITHDRAW = "--withdraw" in sys.argv
+BOGUS_CANCEL = "--bogus-cancel" in sys.argv  # a known fault: a turn nobody cancelled answered "cancelled"
+authenticated = [not AUTH]
+METHODS = [{"id": "login", "name": "Log in with a browser"},
+           {"type": "env_var", "id": "anthropic-key", "name": "Use ANTHROPIC_API_KEY", "vars": [{"name": "ANTHROPIC_API_KEY"}]}]
 
 
 def send(msg: dict) -> None:
@@ -44,6 +56,8 @@ def ask_permission(sid: str, call_id: str) -> str:
                     {"optionId": "no", "name": "Reject", "kind": "reject_once"}]}})
     while not event.wait(0.1):
         if cancelled.is_set():
+            if WITHDRAW:
+                send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": rid}})
             return "cancelled"
     outcome = (answers.pop(rid).get("result") or {}).get("outcome") or {}
     return outcome.get("optionId", "cancelled")
@@ -90,7 +104,8 @@ def turn(rid, sid: str, text: str) -> None:
         if not cancelled.is_set():
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": f"Internal error: {e}"}})
             return
-    send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "cancelled" if cancelled.is_set() else "end_turn"}})
+    stop = "cancelled" if cancelled.is_set() or BOGUS_CANCEL else "end_turn"
+    send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": stop}})
 
 
 def main() -> None:
@@ -101,7 +116,15 @@ def main() -> None:
             answers[msg["id"]] = msg
             waiting.pop(msg["id"], threading.Event()).set()
         elif method == "initialize":
-            send({"jsonrpc": "2.0", "id": msg["id"], "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+            send({"jsonrpc": "2.0", "id": msg["id"], "result": {
+                "protocolVersion": 1, "agentCapabilities": {}, "agentInfo": {"name": "fake-v1-agent", "version": "1.2.3"},
+                "authMethods": METHODS if AUTH else []}})
+        elif method == "authenticate":
+            ok = msg["params"].get("methodId") == "anthropic-key" and "ANTHROPIC_API_KEY" in os.environ
+            authenticated[0] = authenticated[0] or ok
+            send({"jsonrpc": "2.0", "id": msg["id"], **({"result": {}} if ok else {"error": {"code": -32602, "message": "no"}})})
+        elif method == "session/new" and not authenticated[0]:
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32000, "message": "Authentication required"}})
         elif method == "session/new":
             send({"jsonrpc": "2.0", "id": msg["id"], "result": {"sessionId": "fake_1"}})
         elif method == "session/prompt":

@@ -2,13 +2,16 @@
 
     python tests/agents/regenerate.py [--cache DIR] [--agent NAME ...]
 
-Installs each agent of AGENTS with npm into a cache outside the repository
-(default ``$XDG_CACHE_HOME/acp-lifecycle/agents``, else ``~/.cache/...``;
+Installs the agent of each shipped profile (sims/probe/profiles/: its npm
+package at the version it names) into a cache outside the repository (default
+``$XDG_CACHE_HOME/acp-lifecycle/agents``, else ``~/.cache/...``;
 ``npm install --prefix DIR --ignore-scripts --no-audit --no-fund PACKAGE@VERSION``),
-runs every probe scenario on it against the scripted provider, and writes the
-raw ACP v1 transcripts to ``tests/agents/<agent>/<scenario>.jsonl`` and what
-was run (package, version installed, command, provider, each scenario's
-outcome and time) to ``tests/agents/versions.json``. Needs node >= 20, npm and
+runs every probe scenario on it against the scripted provider, directly and
+through ``bridge serve`` (``--live``), and writes the raw ACP v1 transcripts to
+``tests/agents/<agent>/<scenario>.jsonl``, what the v2 client saw through the
+live bridge to ``<scenario>.live.jsonl``, and what was run (package, version
+installed, command, API, each scenario's outcome, time, trace --model verdict
+and live outcome) to ``tests/agents/versions.json``. Needs node >= 20, npm and
 the npm registry; the tests read only the committed files
 (tests/test_agents_corpus.py), and a slow-marked test runs the probe live when
 the agents are installed in the cache.
@@ -27,12 +30,16 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-#: name -> (npm package, version, entry point inside the package, extra arguments, provider)
-AGENTS = {
-    "claude-agent-acp": ("@zed-industries/claude-agent-acp", "0.23.1", "dist/index.js", [], "anthropic"),
-    "gemini-cli": ("@google/gemini-cli", "0.61.0", "bundle/gemini.js", ["--acp"], "gemini"),
-    "qwen-code": ("@qwen-code/qwen-code", "0.15.10", "cli.js", ["--acp"], "openai"),
-}
+
+def profiles() -> dict:
+    sys.path.insert(0, str(HERE.parents[1]))
+    from acp_lifecycle.sims.probe.profile import shipped
+
+    return shipped()
+
+
+#: the agents recorded: every shipped profile
+AGENTS = sorted(profiles())
 
 
 def default_cache() -> Path:
@@ -41,7 +48,7 @@ def default_cache() -> Path:
 
 
 def package_dir(cache: Path, name: str) -> Path:
-    return cache / name / "node_modules" / AGENTS[name][0]
+    return cache / name / "node_modules" / profiles()[name].package
 
 
 def installed_version(cache: Path, name: str) -> str | None:
@@ -52,50 +59,63 @@ def installed_version(cache: Path, name: str) -> str | None:
 
 
 def command(cache: Path, name: str) -> list[str]:
-    _, _, entry, extra, _ = AGENTS[name]
-    return ["node", str(package_dir(cache, name) / entry), *extra]
+    return profiles()[name].command(cache / name / "node_modules")
 
 
 def install(cache: Path, name: str) -> str:
-    package, version, *_ = AGENTS[name]
-    if installed_version(cache, name) != version:
+    p = profiles()[name]
+    if installed_version(cache, name) != p.version:
         (cache / name).mkdir(parents=True, exist_ok=True)
         subprocess.run(["npm", "install", "--prefix", str(cache / name), "--ignore-scripts", "--no-audit", "--no-fund",
-                        f"{package}@{version}"], check=True)
+                        f"{p.package}@{p.version}"], check=True)
     got = installed_version(cache, name)
     if got is None:
-        raise SystemExit(f"regenerate: {package}@{version} did not install into {cache / name}")
+        raise SystemExit(f"regenerate: {p.package}@{p.version} did not install into {cache / name}")
     return got
 
 
-def record(cache: Path, name: str, timeout: float) -> dict:
-    sys.path.insert(0, str(HERE.parents[1]))
+def record(cache: Path, name: str, timeout: float, live: bool) -> dict:
     from acp_lifecycle.sims.probe import SCENARIOS, load_validators, probe
 
     out = HERE / name
     scratch = out.with_name(f".{name}.tmp")
     shutil.rmtree(scratch, ignore_errors=True)
     started = time.monotonic()
-    results = probe(command(cache, name), AGENTS[name][4], list(SCENARIOS), scratch, timeout=timeout,
-                    validators=load_validators(),
-                    progress=lambda r: print(f"  {name} {r.scenario}: {r.status} ({r.seconds:.1f} s)", flush=True))
+
+    def progress(r):
+        also = f"; live: {r.live.status} ({r.live.seconds:.1f} s)" if r.live is not None else ""
+        print(f"  {name} {r.scenario}: {r.status} ({r.seconds:.1f} s){also}", flush=True)
+
+    results = probe(command(cache, name), profiles()[name], list(SCENARIOS), scratch, timeout=timeout,
+                    validators=load_validators(), progress=progress, live=live)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
     for r in results:
-        src = scratch / f"{r.scenario}.jsonl"
-        if src.is_file():
-            shutil.copyfile(src, out / src.name)
+        for src in (scratch / f"{r.scenario}.jsonl", scratch / f"{r.scenario}.live.jsonl"):
+            if src.is_file():
+                shutil.copyfile(src, out / src.name)
     shutil.rmtree(scratch, ignore_errors=True)
-    return {"seconds": round(time.monotonic() - started, 1),
-            "scenarios": {r.scenario: {"status": r.status, "note": r.note, "seconds": round(r.seconds, 1),
-                                       "provider_requests": len(r.requests)} for r in results}}
+    agent = next((r.agent for r in results if r.agent), {})
+    return {"agent_info": agent, "auth": next((r.auth for r in results if r.auth), None),
+            "seconds": round(time.monotonic() - started, 1),
+            "scenarios": {r.scenario: _scenario(r) for r in results}}
+
+
+def _scenario(r) -> dict:
+    out = {"status": r.status, "note": r.note, "seconds": round(r.seconds, 1), "provider_requests": len(r.requests),
+           "model": (r.model or {}).get("verdict")}
+    if r.live is not None:
+        out["live"] = {"status": r.live.status, "note": r.live.note, "seconds": round(r.live.seconds, 1),
+                       "model": (r.live.model or {}).get("verdict")}
+    return out
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cache", type=Path, default=default_cache(), help="where the agents are installed")
-    p.add_argument("--agent", nargs="+", choices=list(AGENTS), default=list(AGENTS))
+    p.add_argument("--agent", nargs="+", choices=AGENTS, default=AGENTS)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
+    p.add_argument("--no-live", action="store_true", help="skip the runs through bridge serve")
     args = p.parse_args(argv)
     if shutil.which("node") is None or shutil.which("npm") is None:
         print("regenerate: node and npm are needed", file=sys.stderr)
@@ -105,12 +125,14 @@ def main(argv=None) -> int:
     for name in args.agent:
         version = install(args.cache, name)
         print(f"{name} {version}", flush=True)
-        package, _, entry, extra, provider = AGENTS[name]
+        prof = profiles()[name]
         node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-        versions[name] = {"package": package, "version": version, "entry": entry, "args": extra, "provider": provider,
+        versions[name] = {"package": prof.package, "version": version, "api": prof.api,
+                          "command": [str(Path(a).relative_to(args.cache / name)) if a.startswith(str(args.cache)) else a
+                                      for a in command(args.cache, name)],
                           "node": node, "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
-                          **record(args.cache, name, args.timeout)}
-        versions_path.write_text(json.dumps(versions, indent=2) + "\n")
+                          **record(args.cache, name, args.timeout, not args.no_live)}
+        versions_path.write_text(json.dumps(dict(sorted(versions.items())), indent=2) + "\n")
     return 0
 
 
