@@ -6,7 +6,7 @@ Everything in ``__all__`` is re-exported from the private-ish modules below;
 
 from .bugs import BUGS, Bug, get_bug
 from .clauses import CITATIONS, CLAUSES, Clause, clause
-from .config import LIMITS, RFD_RULES, RULE_SETS, S240_RULES, Config, ConfigError, Rules, rule_set
+from .config import EXTRA_LIMITS, LIMITS, RFD_RULES, RULE_SETS, S240_RULES, Config, ConfigError, Rules, rule_set
 from .properties import BY_ID, PROPERTIES, Property
 from .spec import VOCAB, Lifecycle
 from .symmetry import SymmetryBroken
@@ -23,6 +23,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "ForegroundMachine",
+    "EXTRA_LIMITS",
     "LIMITS",
     "Lifecycle",
     "MACHINES",

@@ -15,12 +15,13 @@ proposal's author needs to know the RFD, not the model's records.
 
 from __future__ import annotations
 
+from . import parts as _parts
 from .config import Config, Rules
 from .judges import CORE, JudgeSet, Request, Response
 from .proposals import PROPOSALS, Message, Proposal, ProposalError, StateSpec, registry
 from .state import ACTION_KINDS, AGENT_KINDS, CLIENT_KINDS, IDS_AT, Msg, Step, System, replace_at
 
-__all__ = ["Change", "Composition", "NONE", "World", "composition", "every_judge", "message_of", "rename_value",
+__all__ = ["Change", "Composition", "NONE", "World", "composition", "every_judge", "message_of", "rename_value", "without_messages",
            "wire_message"]
 
 
@@ -223,6 +224,12 @@ class Composition:
             self.ids_at.update({m.kind: m.ids_at for m in p.messages if m.ids_at})
         self.states: tuple[StateSpec | None, ...] = tuple(p.state for p in self.proposals)
 
+    # --- the named configurations --------------------------------------------------------
+
+    def members(self, suite: str) -> tuple[Config, ...]:
+        """The members the proposals add to the named configuration ``suite`` (``Proposal.members``)."""
+        return tuple(cfg.validate() for p in self.proposals for name, cfg in p.members if name == suite)
+
     # --- the state ------------------------------------------------------------------
 
     def start(self, cfg: Config) -> tuple:
@@ -360,6 +367,27 @@ def _index_messages(reg: dict) -> None:
 
 
 _CACHE: dict = {}
+
+
+def without_messages(rules: Rules, names: tuple[str, ...]) -> Rules:
+    """``rules`` restricted to the runs in which no message of the proposals ``names`` is sent: every step
+    that puts one on a channel (a client's, or the agent's) is dropped, as TLA+ hides a module's actions.
+    What is left is what the proposals change of the core's own behaviour (``review`` of an addition: a
+    conservative extension leaves nothing)."""
+    kinds = frozenset(m.kind for n in names for m in registry()[n].messages)
+
+    def keep(pre: System, step: Step) -> bool:
+        for _, msg in step.emitted:
+            if msg[0] in kinds:
+                return False
+        for old, new in zip(pre.up, step.state.up):
+            if len(new) > len(old) and any(m[0] in kinds for m in new[len(old):]):
+                return False
+        return True
+
+    p = _parts.of(rules)
+    keeps = keep if p.keep is None else (lambda pre, step: p.keep(pre, step) and keep(pre, step))
+    return rules.with_(name=f"{rules.name} without {', '.join(names)}'s messages", parts=p.with_(keep=keeps))
 
 
 def every_judge(rules: Rules) -> JudgeSet:

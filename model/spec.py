@@ -27,7 +27,7 @@ from types import SimpleNamespace
 from typing import Callable
 
 from . import state as _state
-from .composition import composition
+from .composition import composition, without_messages
 from .config import RFD_RULES, STOP_REASONS, Config, Rules
 from .properties import Dispatch, Property, may_fire, properties_of, property_by_id
 from .symmetry import canonicalizer, check_commutes, check_fresh_ids, ids_opaque, renumber_ids, renumbers
@@ -76,6 +76,18 @@ class Lifecycle:
     def action_kinds(self) -> tuple[str, ...]:
         """Every action name a step of this model can carry (the core's and its proposals')."""
         return composition(self.rules).action_kinds
+
+    @staticmethod
+    def members_for(suite: str, rules: Rules) -> tuple[Config, ...]:
+        """The members the proposals ``rules`` composes add to the named configuration ``suite``: a proposal
+        brings the configurations that exercise it (its own bounds are 0 in the core's members)."""
+        return composition(rules).members(suite)
+
+    @staticmethod
+    def without_messages(rules: Rules, proposals: tuple[str, ...]) -> Rules:
+        """``rules`` restricted to the runs that send no message of ``proposals`` (a conservative extension
+        then allows and forbids exactly what the rules without the proposals do)."""
+        return without_messages(rules, proposals)
 
     def with_rules(self, rules: Rules) -> "Lifecycle":
         return replace(self, rules=rules)

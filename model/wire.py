@@ -155,6 +155,11 @@ def step_messages(pre: System, step: Step) -> list[tuple[str, int, dict]]:
     return out
 
 
+#: the methods the core's messages call (a proposal's show their parameters in a summary)
+_CORE_METHODS = frozenset({"session/prompt", "$/cancel_request", "session/cancel", "session/resume",
+                           "session/request_permission"})
+
+
 def summary(msg: dict) -> str:
     """A one-line summary of a JSON-RPC message, for people.
 
@@ -191,9 +196,13 @@ def summary(msg: dict) -> str:
             text += f" requestId={params['requestId']}"
         if "replayFrom" in params:
             text += " replayFrom=start"
+        if text.split(" ")[0] not in _CORE_METHODS:  # a proposal's method: its scalar parameters
+            text += "".join(f" {k}={v}" for k, v in params.items() if k != "sessionId" and isinstance(v, (str, int)))
         return text
     if "error" in msg:
-        return f"error id={msg['id']} code={msg['error']['code']}"
+        data = msg["error"].get("data")
+        reason = f" reason={data['reason']}" if isinstance(data, dict) and "reason" in data else ""
+        return f"error id={msg['id']} code={msg['error']['code']}{reason}"
     result = msg.get("result", {})
     if "stopReason" in result:
         return f"result id={msg['id']} stopReason={result['stopReason']}"

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from acp_lifecycle.model.config import LIMITS, Config, ConfigError
+from acp_lifecycle.model import EXTRA_LIMITS, LIMITS, Config, ConfigError, Lifecycle
 from acp_lifecycle.sims.errors import UsageError
 
 __all__ = ["Suite", "SUITES", "get_suite", "ConfigError", "parse_bounds"]
@@ -180,20 +180,36 @@ SUITES: dict[str, Suite] = {
 }
 
 
-def get_suite(name: str) -> Suite:
-    """The named suite, or a one-member suite ``member:NAME`` for one member of any suite.
+def get_suite(name: str, *rules) -> Suite:
+    """The named suite, or a one-member suite for one member of any suite. With ``rules`` (a rule set or a
+    variant's, one or more), a suite also has the members the proposals they compose add to it
+    (``Lifecycle.members_for``), and a member may be one of those.
 
     >>> get_suite("default").members[0].name
     'multi-client'
     """
+    added = _proposal_members(rules)
     if name in SUITES:
-        return SUITES[name]
+        suite = SUITES[name]
+        extra = tuple(m for s, m in added if s == name)
+        return replace(suite, members=suite.members + extra) if extra else suite
     for suite in SUITES.values():
-        for m in suite.members:
+        for m in suite.members + tuple(m for s, m in added if s == suite.name):
             if m.name == name:
                 return replace(suite, name=m.name, summary=f"member {m.name} of {suite.name}", members=(m,))
     names = ", ".join(list(SUITES) + sorted({m.name for s in SUITES.values() for m in s.members} - set(SUITES)))
     raise ConfigError(f"unknown configuration {name!r}; choose one of: {names}")
+
+
+def _proposal_members(rules) -> list[tuple[str, Config]]:
+    """(suite name, member) for every member the proposals of ``rules`` add, each once (by name)."""
+    out: list[tuple[str, Config]] = []
+    for r in rules:
+        for suite in SUITES:
+            for m in Lifecycle.members_for(suite, r):
+                if all(m.name != have.name for _, have in out):
+                    out.append((suite, m))
+    return out
 
 
 def parse_bounds(texts: list[str], option: str = "--set ") -> dict[str, int]:
@@ -201,19 +217,20 @@ def parse_bounds(texts: list[str], option: str = "--set ") -> dict[str, int]:
     ``option`` and the text) for an unknown name, a missing value, a value that is not an integer,
     or one out of the bound's range."""
     sets: dict[str, int] = {}
+    limits = {**LIMITS, **EXTRA_LIMITS}  # the core's bounds and the proposals'
     for text in texts:
         name, eq, value = text.partition("=")
         name = name.strip().replace("-", "_")
-        if name not in LIMITS:
-            raise UsageError(f"{option}{text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(LIMITS)}")
+        if name not in limits:
+            raise UsageError(f"{option}{text}: unknown bound {name!r} (give NAME=VALUE); bounds: {', '.join(limits)}")
         if not eq or not value.strip():
-            lo, hi = LIMITS[name]
+            lo, hi = limits[name]
             raise UsageError(f"{option}{text}: {name} needs a value (give {name}=VALUE, in {lo}..{hi})")
         try:
             number = int(value.strip())
         except ValueError:
             raise UsageError(f"{option}{text}: {value.strip()!r} is not an integer") from None
-        lo, hi = LIMITS[name]
+        lo, hi = limits[name]
         if not lo <= number <= hi:
             raise UsageError(f"{option}{text}: {name} must be in {lo}..{hi}")
         sets[name] = number

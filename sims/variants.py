@@ -52,12 +52,12 @@ class Matrix:
 
 def matrix(config: str = "default", variants: list[str] | None = None, on_variant: Callable | None = None) -> Matrix:
     """Check each variant (all by default) on the named configuration."""
-    suite = get_suite(config)
     results = {}
     for name in variants or list(VARIANTS):
         if on_variant:
             on_variant(name)
-        results[name] = check_suite(suite, VARIANTS[name].rules)
+        rules = VARIANTS[name].rules
+        results[name] = check_suite(get_suite(config, rules), rules)  # with the members its proposals add
     return Matrix(config, results)
 
 

@@ -100,7 +100,9 @@ CLAUSES = (
        "If delivery wins, the agent returns `-32010 \"Inject precondition failed\"` with `error.data.reason: "
        "\"already_delivered\"` and the `messageId`."),
     _c("INJECT-REVOKE-TOMBSTONE", "MAY", "Pending injects: revoke and replace",
-       "If the message was already revoked and the agent still remembers the tombstone, return success."),
+       "If the message was already revoked and the agent still remembers the tombstone, return success.",
+       out_of_scope="The model agent does, but a second revoke of one message needs two revokes (--set revokes=2): "
+                    "the members the proposal adds send one."),
     _c("INJECT-CANCEL-REQUEST", "MAY", "Pending injects: revoke and replace",
        "`$/cancel_request` still applies to an in-flight `session/inject` request before the accept response is "
        "sent."),
@@ -630,7 +632,7 @@ JUDGES = (
            ("INJECT-DELIVERY-WINS",), ("sometimes_delivery_wins",), _delivery_wins),
     _judge("accepted_inject_delivered", "MUST",
            "an accepted inject is delivered or revoked, whatever session/cancel does",
-           ("INJECT-COMMIT-DELIVER", "INJECT-SURVIVE-CANCEL"),
+           ("INJECT-COMMIT-DELIVER", "INJECT-DELIVERY-ECHO", "INJECT-SURVIVE-CANCEL"),
            ("sometimes_queue_delivered_at_idle", "sometimes_inject_pending_at_session_cancel"), _nothing,
            owes=_owes_delivery, when=_survive),
     _judge("accepted_inject_delivered_unless_cancelled", "MUST",
@@ -648,8 +650,8 @@ JUDGES = (
            ("INJECT-STEER-HELD-PERMISSION",), ("sometimes_steer_delivered_into_work",), _steer_held),
     _judge("steer_needs_a_running_turn", "MUST",
            "a steer on an idle session is refused with -32010, reason no_running_turn",
-           ("INJECT-STEER-IDLE-REJECTED", "INJECT-STEER-BREAK-POINT"), ("sometimes_steer_on_idle_rejected",),
-           _steer_needs_a_turn),
+           ("INJECT-STEER-IDLE-REJECTED", "INJECT-STEER-BREAK-POINT"),
+           ("sometimes_steer_on_idle_rejected", "sometimes_steer_delivered_into_work"), _steer_needs_a_turn),
 )
 
 # ---------------------------------------------------------------------------------------------------
@@ -671,7 +673,7 @@ def _answered(step, kind: str, code: int = 0) -> bool:
 @witness(NAME, _revoke_applies)
 def sometimes_revoke_wins(pre, step):
     """A revoke reaches the agent while the inject is pending: it succeeds, and the inject is never delivered."""
-    return step.action[:3] == ("AgentReceive", step.action[1], "revoke_inject") and _answered(step, "revoke_ok")
+    return step.action[0] == "AgentReceive" and step.action[2] == "revoke_inject" and _answered(step, "revoke_ok")
 
 
 @witness(NAME, _revoke_applies)

@@ -176,12 +176,12 @@ def _check(args) -> int:
     if args.bridge_bug is not None:
         raise UsageError("--bridge-bug needs --bridge")
     # everything the user gave is checked before the work starts
-    suite = get_suite(args.config)
+    rules = model_rules(args)
+    rules = get_bug(args.bug).on(rules) if args.bug is not None else rules
+    suite = get_suite(args.config, rules)  # with the members the rules' proposals add
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search; use `acp-lifecycle fuzz --config {suite.name}`")
     suite = suite_with_sets(suite, parse_sets(args.sets))
-    rules = model_rules(args)
-    rules = get_bug(args.bug).on(rules) if args.bug is not None else rules
     if args.export_traces is not None:
         output_dir(args.export_traces, option="--export-traces", force=args.force)
     if args.diagrams is not None:

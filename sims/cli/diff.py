@@ -64,7 +64,7 @@ def exhaustive(config: str, sets: list[str], *names: str) -> tuple:
     """(the named configuration with the ``--set`` bounds, the rule sets named, by ``sims.diff.rule_set``):
     UsageError unless it can be explored exhaustively."""
     rules = [_rule_set(n) for n in names]
-    suite = get_suite(config)
+    suite = get_suite(config, *rules)  # with the members the proposals of either add
     if not suite.exhaustive:
         raise UsageError(f"configuration {suite.name!r} is too large for exhaustive search")
     return suite_with_sets(suite, parse_sets(sets)), *rules
@@ -121,6 +121,10 @@ def _diff(args) -> int:
         return 0
 
     err = Console(stderr=True)
+    from acp_lifecycle.sims.diff.addition import added
+
+    if added(ra, rb) or added(rb, ra):  # one composes proposals the other does not: an addition
+        return _addition(args, suite, ra, rb, err, out_dir)
     with DiffProgress(suite, err) as progress:
         d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=progress.member)
         t0 = time.monotonic()
@@ -137,6 +141,75 @@ def _diff(args) -> int:
         for p in written:
             err.print(f"wrote {p}", highlight=False)
     return 1 if d.different else 0
+
+
+def _addition(args, suite, ra, rb, err, out_dir) -> int:
+    """``diff`` where one rule set composes proposals the other does not: whether, restricted to the runs
+    without their messages, it is a conservative extension of the other, and what the proposals bring."""
+    from acp_lifecycle.sims.diff.addition import added, addition
+    from acp_lifecycle.sims.search.check import check_suite
+
+    base, new = (ra, rb) if added(ra, rb) else (rb, ra)
+    with DiffProgress(suite, err) as progress:
+        t0 = time.monotonic()
+        checked = check_suite(suite, new)
+        add = addition(suite, base, new, checked, max_nodes=args.max_states, robust=args.robust,
+                       on_member=progress.member, progress=progress.runs)
+        add.restricted.robust_seconds = time.monotonic() - t0
+    d = add.restricted
+    written = _write_diagrams(d, out_dir) if out_dir else []
+    if args.json:
+        data = diff_data(d)
+        data["addition"] = addition_data(add)
+        data["different"] = True
+        if written:
+            data["diagrams"] = [str(p) for p in written]
+        print_json(data)
+        return 1
+    print_lines(screen(), addition_lines(add) + [""] + diff_lines(d, runs=args.runs))
+    for p in written:
+        err.print(f"wrote {p}", highlight=False)
+    return 1
+
+
+def addition_data(add) -> dict:
+    """What an addition brings, as data (``diff --json``'s ``addition``)."""
+    from acp_lifecycle.sims.render import trace_data
+
+    return {
+        "base": add.base.name, "new": add.new.name, "proposals": list(add.proposals), "methods": list(add.methods),
+        "conservative": add.conservative,
+        "behaviours": [{"proposal": b.proposal, "witness": b.prop.id, "summary": b.prop.summary, "member": b.member,
+                        "steps": len(b.run), "reached": bool(b.run), "clauses": list(b.clauses),
+                        "run": trace_data(b.run) if b.run else []} for b in add.behaviours],
+        "rules": [{"rule": p.id, "level": p.level, "verdict": v.status if v is not None else None,
+                   "clauses": list(p.clauses)} for p, v in add.rules],
+        "flags": [{"flag": f.flag.name, "value": f.value, "different": f.diff.different,
+                   "only_here": list(f.diff.only_a), "only_other": list(f.diff.only_b)} for f in add.flags],
+    }
+
+
+def addition_lines(add) -> list[str]:
+    """What an addition brings, for people."""
+    base, new = add.base.name, add.new.name
+    verdict = "is a conservative extension of" if add.conservative else "is NOT a conservative extension of"
+    lines = textwrap.wrap(f"{new} composes {', '.join(add.proposals)} with {base}. Restricted to the runs that "
+                          f"send none of its messages ({', '.join(add.methods)}), {new} {verdict} {base}"
+                          + (" within the bounds." if add.conservative else ": the runs below differ."), 80)
+    lines += [""] + textwrap.wrap(f"What it brings ({len(add.behaviours)} situations, each by its shortest run; "
+                                  "`review` shows them as tables and charts):", 80)
+    for b in add.behaviours:
+        where = f"{len(b.run)} steps, member {b.member}" if b.run else "NOT REACHED"
+        lines += textwrap.wrap(f"{b.prop.summary} ({where})", 78, initial_indent="- ", subsequent_indent="  ")
+    broken = [p.id for p, v in add.rules if v is not None and v.status == "violated"]
+    lines += ["", f"Its {len(add.rules)} rules: " + ("every one holds." if not broken else
+                                                       f"VIOLATED: {', '.join(broken)}.")]
+    for f in add.flags:
+        what = (f"{len(f.diff.only_a)} kind(s) of message only {new} allows, {len(f.diff.only_b)} only the other"
+                if f.diff.different else "no difference on the wire")
+        lines += textwrap.wrap(f"Flag {f.flag.name}={str(f.value).lower() if isinstance(f.value, bool) else f.value}: "
+                               f"{what}.", 80)
+    return lines
 
 
 class DiffProgress:

@@ -35,7 +35,7 @@ def _fuzz(args) -> int:
     from acp_lifecycle.sims.render import trace_data
     from acp_lifecycle.sims.search.fuzz import fuzz
 
-    suite = get_suite(args.config if args.config is not None else bug.member if bug else "fuzz")
+    suite = get_suite(args.config if args.config is not None else bug.member if bug else "fuzz", rules)
     suite = suite_with_sets(suite, parse_sets(args.sets))
     if args.examples is None:
         args.examples = 1000 if bug else 200

@@ -18,8 +18,10 @@ OBSERVED = (
 def bounds(cfg: Config) -> dict:
     """The budgets of a member that differ from a one-client, one-prompt configuration."""
     base = Config()
-    return {f.name: getattr(cfg, f.name) for f in fields(cfg)
-            if f.name != "name" and getattr(cfg, f.name) != getattr(base, f.name)}
+    out = {f.name: getattr(cfg, f.name) for f in fields(cfg)
+           if f.name not in ("name", "extra") and getattr(cfg, f.name) != getattr(base, f.name)}
+    out.update(dict(cfg.extra))  # the bounds proposals add, by name
+    return out
 
 
 def bounds_text(cfg: Config) -> str:

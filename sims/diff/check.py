@@ -38,7 +38,7 @@ def _simulate(cfg: Config, rules: Rules, events: list[tuple], limit: int = 0) ->
                     stack.append((step.state, nm, ()))
         return out
 
-    s0 = initial_state(cfg)
+    s0 = initial_state(cfg, rules)
     current = close([(s0, names0(cfg.clients), ())])
     for n, ev in enumerate(events):
         if ev == END:
@@ -99,7 +99,7 @@ def answers(cfg: Config, rules: Rules, events: list[tuple]) -> list[str]:
 
 def replay(cfg: Config, rules: Rules, run: list[tuple[System, Step]]) -> list[tuple[System, Step]]:
     """Replay a run's actions from the initial state; DiffError if a step is not one the model offers."""
-    s = initial_state(cfg)
+    s = initial_state(cfg, rules)
     out = []
     for n, (_, step) in enumerate(run, 1):
         match = [st for st in successors(s, cfg, rules) if st.action == step.action and st.state == step.state]

@@ -242,9 +242,9 @@ def _direction(A: _Side, Bside: _Side, max_nodes: int, progress: Callable | None
     cfg, ra, rb = A.cfg, A.rules, Bside.rules
     names = _Interner()
     B = _Subsets(Bside, names)
-    s0 = initial_state(cfg)
     n0 = names.id(names0(cfg.clients))
-    root = (A.id(s0), n0, B.initial(s0, n0))
+    # each rule set's own start: what its judges remember and its proposals keep may differ
+    root = (A.id(initial_state(cfg, ra)), n0, B.initial(initial_state(cfg, rb), n0))
     node_ids = {root: 0}
     nodes = [root]
     cost = [(0, 0)]

@@ -202,18 +202,18 @@ def model_for(config: str = "tiny", member: str = "", rules: str = "rfd", bug: s
     from acp_lifecycle.model import VARIANTS
     from acp_lifecycle.sims.configs import get_suite
 
+    if rules not in RULE_SETS and rules not in VARIANTS:
+        raise BadRequest(f"unknown rule set {rules!r}; choose one of: {', '.join(RULE_SETS)} or a variant "
+                         f"({', '.join(v for v in VARIANTS if v not in RULE_SETS)})")
+    r = RULE_SETS[rules] if rules in RULE_SETS else VARIANTS[rules].rules
     try:
-        suite = get_suite(config)
+        suite = get_suite(config, r)  # with the members its proposals add
     except ConfigError as e:
         raise BadRequest(str(e)) from None
     members = {m.name: m for m in suite.members}
     if member and member not in members:
         raise BadRequest(f"configuration {config!r} has no member {member!r}; choose one of: {', '.join(members)}")
     cfg = members[member] if member else suite.members[0]
-    if rules not in RULE_SETS and rules not in VARIANTS:
-        raise BadRequest(f"unknown rule set {rules!r}; choose one of: {', '.join(RULE_SETS)} or a variant "
-                         f"({', '.join(v for v in VARIANTS if v not in RULE_SETS)})")
-    r = RULE_SETS[rules] if rules in RULE_SETS else VARIANTS[rules].rules
     if sets:
         from acp_lifecycle.sims.configs import UsageError, parse_bounds
 

@@ -39,10 +39,13 @@ class Review:
     changes: list[Change] = field(default_factory=list)
     #: the rules the command line named them by (BASE, NEW)
     names: tuple[str, str] = ("", "")
+    #: when NEW composes proposals BASE does not: what they bring (``sims.diff.addition``); ``diff`` is then
+    #: BASE against NEW restricted to the runs without their messages
+    addition: object = None
 
     @property
     def different(self) -> bool:
-        return self.diff.different or bool(self.changes)
+        return self.diff.different or bool(self.changes) or self.addition is not None
 
     def runs(self) -> list:
         """Every distinguishing run, robust ones first, then shortest first."""
@@ -93,13 +96,22 @@ def build(config: str, base: Rules, new: Rules, *, robust: bool = True, max_node
           verdicts: bool = True, names: tuple[str, str] = ("", "")) -> Review:
     from acp_lifecycle.sims.configs import get_suite
     from acp_lifecycle.sims.diff import diff_suite
+    from acp_lifecycle.sims.diff.addition import added, addition
     from acp_lifecycle.sims.diff.report import annotate
     from acp_lifecycle.sims.search.check import check_suite
 
-    suite = get_suite(config)
+    suite = get_suite(config, base, new)  # with the members the proposals of either add
+    names = (names[0] or base.name, names[1] or new.name)
+    if added(base, new):
+        # an addition: is it a conservative extension, and what does it bring (sims/diff/addition.py)
+        checked_new = check_suite(suite, new)
+        add = addition(suite, base, new, checked_new, max_nodes=max_nodes, robust=robust, on_member=on_member,
+                       progress=progress)
+        changes = verdict_changes(base, new, check_suite(suite, base), checked_new) if verdicts else []
+        return Review(base, new, suite.name, add.restricted, changes, names=names, addition=add)
     d = diff_suite(suite, base, new, max_nodes=max_nodes, on_member=on_member)
     annotate(d, robust=robust, progress=progress)
     changes = []
     if verdicts:
         changes = verdict_changes(base, new, check_suite(suite, base), check_suite(suite, new))
-    return Review(base, new, suite.name, d, changes, names=(names[0] or base.name, names[1] or new.name))
+    return Review(base, new, suite.name, d, changes, names=names)

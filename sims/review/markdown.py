@@ -8,6 +8,7 @@ from acp_lifecycle.sims.diff.report import answer_text, compact, explanations, r
 from acp_lifecycle.sims.render import action_text
 
 from . import RULE_CLAUSES, Review, clauses_of, responsible, rule_changes
+from .addition import addition_markdown
 
 __all__ = ["markdown"]
 
@@ -132,7 +133,7 @@ def _wire(r: Review) -> list[str]:
     runs = r.runs()
     out = ["## What changes on the wire", ""]
     if not runs:
-        return out + [f"No observable difference within the bounds: every run of either rule set is one the "
+        return out + ["No observable difference within the bounds: every run of either rule set is one the "
                       "other allows, message for message.", ""]
     robust = [w for w in runs if w.robustness is None or w.robustness.robust]
     other = [w for w in runs if w not in robust]
@@ -197,7 +198,10 @@ def markdown(r: Review) -> str:
     out = [f"# Review: `{new}` against `{base}`", "",
            f"`acp-lifecycle review {base} {new} --config {r.config}` "
            f"({_plural(len(r.diff.members), 'member')}).", ""]
-    out += _summary(r) + _rules(r) + _wire(r) + _verdicts(r) + _bounds(r)
+    if r.addition is not None:  # NEW composes proposals BASE does not: what they bring (sims/review/addition.py)
+        out += addition_markdown(r, _wire, _verdicts, _bounds)
+    else:
+        out += _summary(r) + _rules(r) + _wire(r) + _verdicts(r) + _bounds(r)
     out += ["## Reproduce", "", "```sh", f"acp-lifecycle review {base} {new} --config {r.config}",
             f"acp-lifecycle diff {base} {new} --config {r.config} --json   # every run, robust or not, as data"]
     if not any(n.startswith("bug:") for n in r.names):

@@ -617,7 +617,7 @@ def validate_model(validator: Validator, cfg, rules=None, max_states: int = 1_00
     rules = RFD_RULES if rules is None else rules
     result = ModelValidation(cfg.name)
     t0 = time.perf_counter()
-    s0 = initial_state(cfg)
+    s0 = initial_state(cfg, rules)
     seen = {s0}
     queue = deque([s0])
     while queue:
