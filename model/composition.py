@@ -18,10 +18,11 @@ from __future__ import annotations
 from . import parts as _parts
 from .config import Config, Rules
 from .judges import CORE, JudgeSet, Request, Response
-from .proposals import PROPOSALS, Message, Proposal, ProposalError, StateSpec, registry
+from .proposals import PROPOSALS, Message, Proposal, ProposalError, StateSpec, get_proposal, registry
 from .state import ACTION_KINDS, AGENT_KINDS, CLIENT_KINDS, IDS_AT, Msg, Step, System, replace_at
 
-__all__ = ["Change", "Composition", "NONE", "World", "composition", "every_judge", "message_of", "rename_value", "without_messages",
+__all__ = ["Change", "Composition", "NONE", "World", "composition", "every_judge", "message_of", "rename_value",
+           "without_messages",
            "wire_message"]
 
 
@@ -89,6 +90,18 @@ class World:
 
     def change(self, label: tuple) -> "Change":
         return Change(self, label)
+
+    # --- in a core step (``Proposal.after``) ---------------------------------------------
+
+    def mine_in(self, step: Step):
+        """The proposal's state after a core step."""
+        return step.state.ext[self.index]
+
+    def with_mine(self, step: Step, value) -> Step:
+        """The core step with the proposal's state ``value`` after it."""
+        if value == step.state.ext[self.index]:
+            return step
+        return step._replace(state=step.state._replace(ext=replace_at(step.state.ext, self.index, value)))
 
 
 class Change:
@@ -198,10 +211,7 @@ class Composition:
     def __init__(self, rules: Rules):
         reg = registry() if rules.proposals else {}
         _index_messages(reg)
-        try:
-            self.proposals: tuple[Proposal, ...] = tuple(reg[n] for n in rules.proposals)
-        except KeyError as e:
-            raise ProposalError(f"unknown proposal {e.args[0]!r}; the proposals: {', '.join(reg) or 'none'}") from None
+        self.proposals: tuple[Proposal, ...] = tuple(get_proposal(n) for n in rules.proposals)
         self.judges = CORE if not self.proposals else JudgeSet(
             list(CORE.judges) + [j for p in self.proposals for j in p.judges if j.when is None or j.when(rules)])
         self.receive: dict[str, list] = {}
@@ -374,7 +384,7 @@ def without_messages(rules: Rules, names: tuple[str, ...]) -> Rules:
     that puts one on a channel (a client's, or the agent's) is dropped, as TLA+ hides a module's actions.
     What is left is what the proposals change of the core's own behaviour (``review`` of an addition: a
     conservative extension leaves nothing)."""
-    kinds = frozenset(m.kind for n in names for m in registry()[n].messages)
+    kinds = frozenset(m.kind for n in names for m in get_proposal(n).messages)
 
     def keep(pre: System, step: Step) -> bool:
         for _, msg in step.emitted:

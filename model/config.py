@@ -337,6 +337,10 @@ class Rules:
     def with_(self, **changes) -> "Rules":
         return replace(self, **changes)
 
+    def composes(self, proposal: str) -> bool:
+        """Whether these rules compose ``proposal`` (as itself, or with one of its faults: ``NAME!FAULT``)."""
+        return any(p == proposal or p.startswith(proposal + "!") for p in self.proposals)
+
     def flag(self, name: str, default=None):
         """The value of a proposal's flag under these rules (``default`` when they do not set it)."""
         for k, v in self.flags:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from acp_lifecycle.model.properties import PROPERTIES
+from acp_lifecycle.model.properties import PROPERTIES, properties_of, property_by_id
 from acp_lifecycle.model.variants import VARIANTS
 
 from acp_lifecycle.sims.search.check import SuiteResult, check_suite
@@ -61,11 +61,27 @@ def matrix(config: str = "default", variants: list[str] | None = None, on_varian
     return Matrix(config, results)
 
 
+def _properties(name: str) -> list:
+    """The rows of a variant's column: the core's properties and those of the proposals it composes."""
+    return properties_of(VARIANTS[name].rules)
+
+
+def _rows(data: dict) -> list:
+    """Every property of some column of ``data``, in order: the core's, then each proposal's."""
+    out, seen = list(PROPERTIES), {p.id for p in PROPERTIES}
+    for name in data["variants"]:
+        for p in (_properties(name) if name in VARIANTS else ()):
+            if p.id not in seen:
+                seen.add(p.id)
+                out.append(p)
+    return out
+
+
 def to_json(m: Matrix) -> dict:
     return {
         "config": m.config,
         "variants": {
-            name: {pid.id: m.cell(name, pid.id) for pid in PROPERTIES} for name in m.results
+            name: {pid.id: m.cell(name, pid.id) for pid in _properties(name)} for name in m.results
         },
     }
 
@@ -82,7 +98,7 @@ def surprises(m: Matrix) -> dict[str, list[str]]:
     for name in m.results:
         v = VARIANTS[name]
         bad = []
-        for p in PROPERTIES:
+        for p in _properties(name):
             cell = m.cell(name, p.id)["verdict"]
             exp = v.expectation(p)
             if p.id in v.worse_on and cell != "violated":
@@ -91,6 +107,8 @@ def surprises(m: Matrix) -> dict[str, list[str]]:
                 bad.append(f"{p.id} should hold under this variant, is {cell}")
             elif name in ("rfd", "rfd+2.4.0") and exp and cell != {"must_hold": "holds", "reachable": "reached"}.get(exp, "violated"):
                 bad.append(f"{p.id}: {cell}, not as the rule set expects")
+            elif p.proposal and exp and cell != {"must_hold": "holds", "reachable": "reached"}.get(exp, cell):
+                bad.append(f"{p.id}: {cell}, not as its proposal expects")  # a proposal's rules hold, its witnesses happen
         out[name] = bad
     return out
 
@@ -102,7 +120,7 @@ def also_breaks(m: Matrix) -> dict[str, list[str]]:
         v = VARIANTS[name]
         out[name] = [
             p.id
-            for p in PROPERTIES
+            for p in _properties(name)
             if v.expectation(p) == "must_hold" and p.id not in v.worse_on and m.cell(name, p.id)["verdict"] == "violated"
         ]
     return out
@@ -130,8 +148,6 @@ def class_flips(data: dict, reference: dict | None = None) -> dict[str, list[dic
     open question that closes, a sometimes never reached. The base's cells come from ``data``, else
     from ``reference`` (the agreed matrix). ``expected``: the variant's file declares the new
     expectation. A stale column (no variant of that name) has none."""
-    from acp_lifecycle.model.properties import BY_ID
-
     out = {}
     for name, cells in data["variants"].items():
         v = VARIANTS.get(name)
@@ -142,7 +158,7 @@ def class_flips(data: dict, reference: dict | None = None) -> dict[str, list[dic
             continue
         flips = []
         for pid, cell in cells.items():
-            exp = _base_expectation(v, BY_ID[pid])
+            exp = _base_expectation(v, property_by_id(pid))
             was = base.get(pid, {}).get("verdict")
             what = FLIPS.get((exp, was, cell["verdict"]))
             if what:
@@ -182,14 +198,16 @@ def to_markdown(data: dict) -> str:
             return f"✗ {cell['steps']}"
         return cell["verdict"]
 
-    for p in PROPERTIES:
+    rows = _rows(data)
+    for p in rows:
         if p.kind == "sometimes":
             continue
-        row = [show(data["variants"][n][p.id]) for n in names]
+        # a property of a proposal a variant does not compose is no row of its column: "—"
+        row = [show(data["variants"][n][p.id]) if p.id in data["variants"][n] else "—" for n in names]
         lines.append(f"| `{p.id}` ({p.expect.replace('_', ' ')}) | " + " | ".join(row) + " |")
     reached = []
     for n in names:
-        cells = [data["variants"][n][p.id]["verdict"] for p in PROPERTIES if p.kind == "sometimes"]
+        cells = [data["variants"][n][p.id]["verdict"] for p in rows if p.kind == "sometimes" and p.id in data["variants"][n]]
         reached.append(f"{cells.count('reached')}/{len(cells)}")
     lines.append("| *sometimes reached* | " + " | ".join(reached) + " |")
     flips = [(n, f) for n, fs in class_flips(data).items() for f in fs]

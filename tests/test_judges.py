@@ -8,7 +8,8 @@ import pytest
 from acp_lifecycle.model.bugs import BUGS
 from acp_lifecycle.model.config import RFD_RULES, RULE_SETS
 from acp_lifecycle.model.judges import JUDGES, StateUpdate, events_of_step, judge, observe, record_of_json
-from acp_lifecycle.model.properties import BY_ID, PROPERTIES, may_fire
+from acp_lifecycle.model.properties import BY_ID, PROPERTIES, may_fire, properties_of
+from acp_lifecycle.model.variants import VARIANTS
 from acp_lifecycle.model.system import initial_state, successors
 from acp_lifecycle.model.wire_rules import RULES
 from acp_lifecycle.sims.configs import SUITES, get_suite
@@ -63,9 +64,10 @@ def test_a_judge_reads_records_not_tuples():
 
 
 def _model_verdicts(trace, rules, complete: bool) -> list[str]:
-    """The judges' findings on a model run, as check applies them (the judged properties), in order;
-    ``complete``: the run ends in a state with no successor, where an open obligation is a violation."""
-    props = [p for p in PROPERTIES if p.judged and p.expectation(rules)]
+    """The judges' findings on a model run, as check applies them (the judged properties: the core's and
+    those of the proposals the rules compose), in order; ``complete``: the run ends in a state with no
+    successor, where an open obligation is a violation."""
+    props = [p for p in properties_of(rules) if p.judged and p.expectation(rules)]
     out = []
     for pre, step in trace:
         for p in props:
@@ -81,9 +83,11 @@ def _trace_verdicts(trace, rules, complete: bool) -> list[str]:
     """The judges' findings on the run's transcript, as trace applies them, in order (``complete``:
     the log is the whole run, and what must have happened by its end is judged)."""
     entries = list(enumerate(export(trace), 1))
-    found = check_transcript(entries, partial=not complete, rules=rules.spec)
-    # under rfd, trace still mentions a rule of the 2.4.0 text, as a warning; check says n/a
+    found = check_transcript(entries, partial=not complete, rules=rules)
+    # under rfd, trace still mentions a rule of the 2.4.0 text, as a warning; check says n/a (and so for the
+    # rules of a proposal the rules do not compose, or of a reading of its flag they do not take)
     binding = {j.id for j in JUDGES.values() if j.since != "2.4.0" or rules.spec == "rfd+2.4.0"}
+    binding |= {p.id for p in properties_of(rules) if p.proposal and p.judged and p.expectation(rules)}
     return [f.property for f in found if f.property in binding]
 
 
@@ -112,6 +116,7 @@ def _runs():
             for pid, v in sorted(explore(cfg, rules).verdicts.items()):
                 if v.trace:
                     yield f"check:{spec}:{cfg.name}:{pid}", v.trace, rules, False
+    yield from _proposal_runs()
     rng = random.Random(21)
     members = SUITES["default"].members
     for i in range(60):
@@ -123,6 +128,38 @@ def _runs():
             trace.append((s, step))
             s = step.state
         yield f"walk:{cfg.name}:{i}", trace, rules, True
+
+
+def _proposal_runs():
+    """Each proposal's runs: every verdict's run on the members it brings, under the variants that compose it,
+    each reading of its flags, the counterexample of each of its faults, and random walks."""
+    from acp_lifecycle.model.proposals import registry
+
+    rng = random.Random(33)
+    for p in registry().values():
+        for v in [v for v in VARIANTS.values() if p.name in v.rules.proposals][:1]:
+            cfgs = [cfg.validate() for _, cfg in p.members]
+            readings = [v.rules] + [v.rules.with_(flags=tuple(sorted({**dict(v.rules.flags), f.name: x}.items())))
+                                    for f in p.flags for x in f.values if x != v.rules.flag(f.name, f.default)]
+            for rules in readings:
+                for cfg in cfgs:
+                    for pid, verdict in sorted(explore(cfg, rules).verdicts.items()):
+                        if verdict.trace:
+                            yield f"proposal:{p.name}:{rules.flags}:{cfg.name}:{pid}", verdict.trace, rules, False
+                    for i in range(10):
+                        s, trace = initial_state(cfg, rules), []
+                        while succ := successors(s, cfg, rules):
+                            step = rng.choice(succ)
+                            trace.append((s, step))
+                            s = step.state
+                        yield f"proposal-walk:{p.name}:{cfg.name}:{i}", trace, rules, True
+            for f in p.faults:
+                rules = v.rules.with_(proposals=tuple(sorted((set(v.rules.proposals) - {p.name}) | {f"{p.name}!{f.name}"})),
+                                      flags=tuple(sorted({**dict(v.rules.flags), **dict(f.flags)}.items())))
+                cfg = cfgs[0].with_(**dict(f.bounds))
+                trace = explore(cfg, rules).verdicts[f.breaks].trace
+                ends = not successors(trace[-1][1].state, cfg, rules)  # a liveness counterexample's end
+                yield f"fault:{p.name}!{f.name}", trace, rules, ends
 
 
 def test_trace_reports_exactly_what_check_reports_on_every_run():

@@ -82,7 +82,7 @@ class MonitorBase:
             elif rule.since == "2.4.0" and self.rules == "rfd":
                 severity = "warning"
                 message += " (a 2.4.0 rule; the RFD does not state it)"
-            elif rule.proposal and rule.proposal not in self.model_rules.proposals:
+            elif rule.proposal and not self.model_rules.composes(rule.proposal):
                 severity = "warning"
                 message += f" (a rule of the {rule.proposal} proposal, which these rules do not compose)"
             else:

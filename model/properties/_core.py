@@ -51,7 +51,7 @@ class Property:
 
     def expectation(self, rules) -> str:
         """What the property is expected to do under ``rules`` ("" when it is no rule of theirs)."""
-        if self.proposal and (self.proposal not in rules.proposals or (self.when is not None and not self.when(rules))):
+        if self.proposal and (not rules.composes(self.proposal) or (self.when is not None and not self.when(rules))):
             return ""
         if self.spec == "2.4.0" and rules.spec != "rfd+2.4.0":
             return ""

@@ -12,11 +12,11 @@ teaches writing one.
 
 A variant file (``model/variants/*.toml``) enables proposals and sets their flags::
 
-    name = "session-inject"
-    base = "rfd+2.4.0"
-    proposals = ["session-inject"]
+    name = "NAME"                 # the variant
+    base = "rfd+2.4.0"            # what it changes: a rule set or another variant
+    proposals = ["PROPOSAL"]      # the proposals it composes with its base
     [changes]
-    pending_injects_survive_cancel = true
+    FLAG = VALUE                  # a flag of one of them (checked against its allowed values)
 
 Registration is data: removing a proposal's file (and the variants that enable it) changes
 nothing else (``tests/test_proposals.py``).
@@ -31,7 +31,8 @@ from typing import Callable
 
 from ..config import EXTRA_LIMITS, LIMITS
 
-__all__ = ["Bound", "Document", "Flag", "Message", "Proposal", "ProposalError", "PROPOSALS", "StateSpec", "flag_of",
+__all__ = ["Bound", "Document", "Fault", "Flag", "Message", "Proposal", "ProposalError", "PROPOSALS", "StateSpec",
+           "flag_of",
            "get_proposal", "registry"]
 
 
@@ -129,6 +130,23 @@ class StateSpec:
 
 
 @dataclass(frozen=True)
+class Fault:
+    """A fault in what a proposal's agent or clients do, written from one of its clauses: a rule must catch
+    it, with a short counterexample (``tests/test_proposals.py``). Rules compose the faulty proposal by the
+    name ``PROPOSAL!FAULT``."""
+
+    name: str
+    #: the rule (a property id) that catches it
+    breaks: str
+    summary: str
+    #: ``Proposal -> Proposal``: the proposal with one of its functions replaced
+    change: Callable
+    #: flag values the fault needs (a rule of one reading only), and bounds beyond the proposal's members'
+    flags: tuple = ()
+    bounds: tuple = ()
+
+
+@dataclass(frozen=True)
 class Proposal:
     """Everything one protocol change adds to the model (see the module docstring)."""
 
@@ -164,6 +182,8 @@ class Proposal:
     why_not_judges: dict = field(default_factory=dict)
     #: the members it adds to the named configurations that enable it: (suite name, Config)
     members: tuple = ()
+    #: faults a rule of it must catch (``Fault``), one or more per rule
+    faults: tuple = ()
 
     def flag(self, name: str) -> Flag:
         for f in self.flags:
@@ -216,7 +236,8 @@ def registry() -> dict[str, Proposal]:
             if f.name in _FLAGS:
                 raise ProposalError(f"flag {f.name!r} is declared by {_FLAGS[f.name][0].name!r} and {p.name!r}")
             if f.default not in f.values:
-                raise ProposalError(f"flag {f.name!r} of {p.name!r}: its default {f.default!r} is not one of its values")
+                raise ProposalError(f"flag {f.name!r} of {p.name!r}: its default {f.default!r} is not one of its "
+                                    "values")
             _FLAGS[f.name] = (p, f)
         for bound in p.bounds:
             if bound.name in LIMITS or bound.name in EXTRA_LIMITS:
@@ -232,12 +253,21 @@ _failed: list = []
 
 
 def get_proposal(name: str) -> Proposal:
-    """The proposal named ``name``; ``ProposalError`` (one line, listing them) if none."""
+    """The proposal named ``name`` (``NAME!FAULT``: with one of its faults); ``ProposalError`` (one line,
+    listing them) if none."""
+    base, _, fault = name.partition("!")
     try:
-        return PROPOSALS[name]
+        p = registry()[base]
     except KeyError:
         known = ", ".join(PROPOSALS) or "none"
-        raise ProposalError(f"unknown proposal {name!r}; the proposals: {known}") from None
+        raise ProposalError(f"unknown proposal {base!r}; the proposals: {known}") from None
+    if not fault:
+        return p
+    for f in p.faults:
+        if f.name == fault:
+            return f.change(p)
+    raise ProposalError(f"proposal {base!r} has no fault {fault!r}; its faults: "
+                        f"{', '.join(f.name for f in p.faults) or 'none'}")
 
 
 def flag_of(name: str) -> tuple[Proposal, Flag]:

@@ -36,7 +36,7 @@ from ..judges import (
 from ..properties import Property, owed_at
 from ..state import IDLE, REQUIRES_ACTION, RUNNING, Step
 from ..wire import SESSION
-from . import Bound, Document, Flag, Message, Proposal, StateSpec
+from . import Bound, Document, Fault, Flag, Message, Proposal, StateSpec
 
 __all__ = [
     "Bound",
@@ -46,6 +46,7 @@ __all__ = [
     "Closed",
     "Config",
     "Document",
+    "Fault",
     "Flag",
     "IDLE",
     "Judge",
@@ -66,6 +67,12 @@ __all__ = [
     "UserMessage",
     "World",
     "error",
+    "sometimes",
+    "replace_at",
+    "params_of",
+    "ext_of",
+    "error_reason",
+    "error_code",
     "judged",
     "message_id",
     "put_pair",
@@ -73,6 +80,7 @@ __all__ = [
     "result",
     "rule",
     "sorted_tuple",
+    "swap",
     "text_of",
     "witness",
     "with_item",
@@ -111,6 +119,61 @@ def text_of(content) -> str:
 
 
 # --- properties ---------------------------------------------------------------------------------
+
+
+def sometimes(proposal: str, pid: str, summary: str, check: Callable, applies: Callable = lambda cfg: True) -> Property:
+    """A situation that must be reachable, as a ``Property`` of ``proposal``: ``check(pre, step) -> bool``."""
+    return Property(pid, "sometimes", "reachable", summary, check, applies=applies, proposal=proposal)
+
+
+def replace_at(t: tuple, i: int, v) -> tuple:
+    """``t`` with its ``i``-th item ``v``."""
+    return t[:i] + (v,) + t[i + 1:]
+
+
+def ext_of(s, kind: type, default=None):
+    """The value of type ``kind`` the state keeps for a proposal (``System.ext``), for a property of the
+    proposal that reads it (``default`` when the rules compose no such proposal)."""
+    for v in s.ext:
+        if isinstance(v, kind):
+            return v
+    return default
+
+
+def params_of(msg: dict) -> dict:
+    """A request's ``params`` (a transcript's, read back), {} when it has none or they are no object."""
+    p = msg.get("params") if isinstance(msg, dict) else None
+    return p if isinstance(p, dict) else {}
+
+
+def error_code(msg: dict):
+    """An error response's ``error.code`` (None for a result)."""
+    return (msg.get("error") or {}).get("code")
+
+
+def error_reason(msg: dict):
+    """An error response's ``error.data.reason`` (None when it has none)."""
+    data = (msg.get("error") or {}).get("data")
+    return data.get("reason") if isinstance(data, dict) else None
+
+
+def swap(**faults) -> Callable:
+    """A fault's change (``Fault.change``): the proposal with each of its functions called with ``faults``
+    (its steps, its handlers of what it receives and what it does in core steps), where a function takes
+    them; each function says which it knows (``def agent_answer(w, **faults)``)."""
+    from dataclasses import replace
+    from functools import partial
+    from inspect import signature
+
+    def given(fn):
+        takes = any(p.kind is p.VAR_KEYWORD for p in signature(fn).parameters.values())
+        return partial(fn, **faults) if takes else fn
+
+    def change(p: Proposal) -> Proposal:
+        return replace(p, steps=tuple(map(given, p.steps)), receive={k: given(f) for k, f in p.receive.items()},
+                       after={k: given(f) for k, f in p.after.items()})
+
+    return change
 
 
 def witness(proposal: str, applies: Callable = lambda cfg: True) -> Callable:

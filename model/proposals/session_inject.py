@@ -41,6 +41,7 @@ from ._api import (
     Closed,
     Config,
     Document,
+    Fault,
     Flag,
     Judge,
     Message,
@@ -52,14 +53,20 @@ from ._api import (
     UserMessage,
     World,
     error,
+    error_code,
+    error_reason,
+    ext_of,
     judged,
     message_id,
+    params_of,
+    replace_at,
     request,
     result,
     rule,
+    sometimes,
     sorted_tuple,
+    swap,
     text_of,
-    witness,
     with_item,
 )
 
@@ -174,6 +181,9 @@ class Held(NamedTuple):
     status: str
     mid: int
     revoke_rid: int
+    #: the client revokes it once accepted: it decides so when it injects, so that the runs where it never
+    #: does end (the agent's commitment to deliver must not rest on a revoke the client may send)
+    will_revoke: bool = False
 
 
 class State(NamedTuple):
@@ -195,7 +205,7 @@ STATE = StateSpec(_start, client_fields=("cid",), id_fields=("mid",), per_client
 #   $/cancel_request of an inject is the core's ("cancel_req", rid)
 # Agent -> client:
 #   ("inject_ok", rid, mid, mode)             result {messageId}   (mode: the request's, for the judges)
-#   ("inject_err", rid, code, reason)         error {code, data: {reason}}
+#   ("inject_err", rid, code, reason, mode)   error {code, data: {reason}}   (mode: the request's)
 #   ("revoke_ok", rid, mid)                   result {}            (mid: the request's)
 #   ("revoke_err", rid, mid, code, reason)    error {code, data: {reason, messageId}}
 
@@ -217,6 +227,7 @@ class InjectRejected(NamedTuple):
     rid: object
     code: object
     reason: object
+    mode: object
 
 
 class RevokeRequest(NamedTuple):
@@ -231,25 +242,12 @@ class RevokeAnswered(NamedTuple):
     reason: object = None
 
 
-def _reason(msg: dict):
-    data = (msg.get("error") or {}).get("data")
-    return data.get("reason") if isinstance(data, dict) else None
-
-
-def _code(msg: dict):
-    return (msg.get("error") or {}).get("code")
-
-
-def _params(p) -> dict:
-    return p if isinstance(p, dict) else {}
-
-
 MESSAGES = (
     Message("inject", "client",
             lambda m: request(m[1], "session/inject", {"mode": m[2], "content": [{"type": "text", "text": m[3]}]}),
             method="session/inject", rid_at=1,
-            read=lambda js, _: ("inject", js.get("id"), _params(js.get("params")).get("mode"),
-                                text_of(_params(js.get("params")).get("content"))),
+            read=lambda js, _: ("inject", js.get("id"), params_of(js).get("mode"),
+                                text_of(params_of(js).get("content"))),
             record=lambda m: InjectRequest(m[1], m[2]),
             schema={"type": "object", "required": ["sessionId", "mode", "content"],
                     "properties": {"sessionId": {"type": "string"}, "mode": {"enum": ["queue", "steer"]},
@@ -257,29 +255,30 @@ MESSAGES = (
     Message("revoke_inject", "client",
             lambda m: request(m[1], "session/revoke_inject", {"messageId": message_id(m[2])}),
             method="session/revoke_inject", rid_at=1, ids_at=(2,),
-            read=lambda js, _: ("revoke_inject", js.get("id"), _params(js.get("params")).get("messageId")),
+            read=lambda js, _: ("revoke_inject", js.get("id"), params_of(js).get("messageId")),
             record=lambda m: RevokeRequest(m[1], m[2]),
             schema={"type": "object", "required": ["sessionId", "messageId"],
                     "properties": {"sessionId": {"type": "string"}, "messageId": {"type": "string"}}}),
-    Message("inject_ok", "agent", lambda m: result(m[1], {"messageId": message_id(m[2])}),
+    Message("inject_ok", "agent", lambda m: result(m[1], {"messageId": message_id(m[2])} if m[2] else {}),
             answers="session/inject", rid_at=1, ids_at=(2,),
             read=lambda js, params: ("inject_ok", js.get("id"), (js.get("result") or {}).get("messageId"),
-                                     _params(params).get("mode")),
+                                     (params or {}).get("mode")),
             record=lambda m: InjectAccepted(m[1], m[2], m[3]),
             schema={"type": "object", "required": ["messageId"], "properties": {"messageId": {"type": "string"}}}),
     Message("inject_err", "agent", lambda m: error(m[1], m[2], _ERRORS.get(m[2], "Error"), {"reason": m[3]}),
             answers="session/inject", error=True, rid_at=1,
-            read=lambda js, _: ("inject_err", js.get("id"), _code(js), _reason(js)),
-            record=lambda m: InjectRejected(m[1], m[2], m[3])),
+            read=lambda js, params: ("inject_err", js.get("id"), error_code(js), error_reason(js),
+                                     (params or {}).get("mode")),
+            record=lambda m: InjectRejected(m[1], m[2], m[3], m[4])),
     Message("revoke_ok", "agent", lambda m: result(m[1], {}), answers="session/revoke_inject", rid_at=1, ids_at=(2,),
-            read=lambda js, params: ("revoke_ok", js.get("id"), _params(params).get("messageId")),
+            read=lambda js, params: ("revoke_ok", js.get("id"), (params or {}).get("messageId")),
             record=lambda m: RevokeAnswered(m[2], True),
             schema={"type": "object"}),
     Message("revoke_err", "agent",
             lambda m: error(m[1], m[3], _ERRORS.get(m[3], "Error"), {"reason": m[4], "messageId": message_id(m[2])}),
             answers="session/revoke_inject", error=True, rid_at=1, ids_at=(2,),
-            read=lambda js, params: ("revoke_err", js.get("id"), _params(params).get("messageId"), _code(js),
-                                     _reason(js)),
+            read=lambda js, params: ("revoke_err", js.get("id"), (params or {}).get("messageId"), error_code(js),
+                                     error_reason(js)),
             record=lambda m: RevokeAnswered(m[2], False, m[3], m[4])),
 )
 
@@ -292,40 +291,41 @@ def _sent(st: State) -> int:
 
 
 def _revokes(st: State) -> int:
-    return sum(1 for held in st.clients for h in held if h.revoke_rid)
+    return sum(1 for held in st.clients for h in held if h.will_revoke)
 
 
 def client_inject(w: World) -> None:
-    """A client sends session/inject, queue or steer (the user typed while the agent works, or not)."""
+    """A client sends session/inject, queue or steer (the user typed while the agent works, or not), and will
+    revoke it once accepted, or will not."""
     st = w.mine
     if _sent(st) >= w.bound("injects"):
         return
+    wills = (False, True) if _revokes(st) < w.bound("revokes") else (False,)
     for c in w.clients:
         if not w.connected(c):
             continue
         for mode in ("queue", "steer"):
-            ch = w.change(("ClientInject", c, mode))
-            rid = ch.new_request_id(c)
-            ch.client_sends(c, ("inject", rid, mode, w.alphabet[0]))
-            held = st.clients[c] + (Held(rid, mode, "sent", 0, 0),)
-            ch.set_mine(st._replace(clients=_at(st.clients, c, held))).done()
+            for will in wills:
+                ch = w.change(("ClientInject", c, mode) + (("will-revoke",) if will else ()))
+                rid = ch.new_request_id(c)
+                ch.client_sends(c, ("inject", rid, mode, w.alphabet[0]))
+                held = st.clients[c] + (Held(rid, mode, "sent", 0, 0, will),)
+                ch.set_mine(st._replace(clients=replace_at(st.clients, c, held))).done()
 
 
 def client_revoke(w: World) -> None:
     """A client revokes a pending inject it has not seen delivered (the revoke races delivery at the agent)."""
     st = w.mine
-    if _revokes(st) >= w.bound("revokes"):
-        return
     for c in w.clients:
         if not w.connected(c):
             continue
         for k, h in enumerate(st.clients[c]):
-            if h.status == "accepted":
+            if h.status == "accepted" and h.will_revoke:
                 ch = w.change(("ClientRevokeInject", c, h.mid))
                 rid = ch.new_request_id(c)
                 ch.client_sends(c, ("revoke_inject", rid, h.mid))
-                held = _at(st.clients[c], k, h._replace(status="revoking", revoke_rid=rid))
-                ch.set_mine(st._replace(clients=_at(st.clients, c, held))).done()
+                held = replace_at(st.clients[c], k, h._replace(status="revoking", revoke_rid=rid))
+                ch.set_mine(st._replace(clients=replace_at(st.clients, c, held))).done()
 
 
 def client_cancel_inject(w: World) -> None:
@@ -337,7 +337,8 @@ def client_cancel_inject(w: World) -> None:
             continue
         for h in w.mine.clients[c]:
             if h.status == "sent":
-                w.change(("ClientCancelRequest", c, h.rid)).client_sends(c, ("cancel_req", h.rid)).spend("cancels").done()
+                ch = w.change(("ClientCancelRequest", c, h.rid))
+                ch.client_sends(c, ("cancel_req", h.rid)).spend("cancels").done()
 
 
 def _client_receive(st: State, c: int, msg: tuple) -> State:
@@ -353,7 +354,7 @@ def _client_receive(st: State, c: int, msg: tuple) -> State:
             h = h._replace(status="revoked" if kind == "revoke_ok" else "refused")
         else:
             continue
-        return st._replace(clients=_at(st.clients, c, _at(held, k, h)))
+        return st._replace(clients=replace_at(st.clients, c, replace_at(held, k, h)))
     return st
 
 
@@ -368,7 +369,7 @@ def agent_receive_inject(w: World, c: int, msg: tuple) -> None:
     w.change(("AgentReceive", c, "inject")).set_mine(st._replace(injects=st.injects + (inject,))).done()
 
 
-def agent_receive_revoke(w: World, c: int, msg: tuple) -> None:
+def agent_receive_revoke(w: World, c: int, msg: tuple, **faults) -> None:
     """The agent reads a session/revoke_inject: revoke is ordered against delivery at the agent."""
     st = w.mine
     rid, mid = msg[1], msg[2]
@@ -378,15 +379,16 @@ def agent_receive_revoke(w: World, c: int, msg: tuple) -> None:
             continue
         if inj.phase == "pending":
             # "If revoke wins, the pending inject is dropped."
-            ch.set_mine(st._replace(injects=_at(st.injects, i, inj._replace(phase="revoked"))))
+            if not faults.get("keeps-pending"):
+                ch.set_mine(st._replace(injects=replace_at(st.injects, i, inj._replace(phase="revoked"))))
             ch.send(c, ("revoke_ok", rid, mid))
-        elif inj.phase in ("revoked", "cancelled"):
+        elif inj.phase in ("revoked", "cancelled") or faults.get("delivered-revoked"):
             # "If the message was already revoked and the agent still remembers the tombstone, return success."
             # (flag false: one that session/cancel cancelled will not be delivered either)
             ch.send(c, ("revoke_ok", rid, mid))
         else:
             # "If delivery wins, the agent returns -32010 ... already_delivered"
-            ch.send(c, ("revoke_err", rid, mid, -32010, "already_delivered"))
+            ch.send(c, ("revoke_err", rid, mid, *faults.get("already-delivered", (-32010, "already_delivered"))))
         ch.done()
         return
     ch.send(c, ("revoke_err", rid, mid, -32002, "unknown_message_id")).done()
@@ -410,53 +412,58 @@ def agent_receive_cancel(w: World, c: int, msg: tuple) -> None:
         return
     # the agent cancels it (-32800), or goes on and answers it as it would have ("not cancelled")
     ch = w.change(label + ("cancelled",))
-    ch.set_mine(st._replace(injects=_at(st.injects, i, inj._replace(phase="rejected"))))
-    ch.send(c, ("inject_err", inj.rid, -32800, "cancelled")).done()
+    ch.set_mine(st._replace(injects=replace_at(st.injects, i, inj._replace(phase="rejected"))))
+    ch.send(c, ("inject_err", inj.rid, -32800, "cancelled", inj.mode)).done()
     w.change(label + ("goes-on",)).set_mine(
-        st._replace(injects=_at(st.injects, i, inj._replace(cancel_asked=True)))).done()
+        st._replace(injects=replace_at(st.injects, i, inj._replace(cancel_asked=True)))).done()
 
 
-def agent_answer(w: World) -> None:
+def agent_answer(w: World, **faults) -> None:
     """The agent answers a received inject: accepts it for pending delivery with a fresh messageId, or, a steer
-    while the session is idle, rejects it with -32010 no_running_turn."""
+    while the session is idle, rejects it with -32010 no_running_turn. (``faults``: see ``FAULTS``.)"""
     st = w.mine
     idle = not w.working
     for i, inj in enumerate(st.injects):
         if inj.phase != "received":
             continue
-        if inj.mode == "steer" and idle:
+        if inj.mode == "steer" and idle and not faults.get("accepts-steer-on-idle"):
             # "The agent returns -32010 with error.data.reason: "no_running_turn"."
             ch = w.change(("AgentRejectInject", i, "no-running-turn"))
-            ch.set_mine(st._replace(injects=_at(st.injects, i, inj._replace(phase="rejected"))))
-            ch.send(inj.cid, ("inject_err", inj.rid, -32010, "no_running_turn")).done()
+            ch.set_mine(st._replace(injects=replace_at(st.injects, i, inj._replace(phase="rejected"))))
+            ch.send(inj.cid, ("inject_err", inj.rid, *faults.get("no-running-turn", (-32010, "no_running_turn")),
+                              inj.mode)).done()
             continue
         ch = w.change(("AgentAcceptInject", i, inj.mode))
         mid = ch.fresh_id()
-        ch.set_mine(st._replace(injects=_at(st.injects, i, inj._replace(phase="pending", mid=mid))))
+        ch.set_mine(st._replace(injects=replace_at(st.injects, i, inj._replace(phase="pending", mid=mid))))
         # "The response carries the agent-assigned messageId"
-        ch.send(inj.cid, ("inject_ok", inj.rid, mid, inj.mode)).done()
+        ch.send(inj.cid, ("inject_ok", inj.rid, 0 if faults.get("without-id") else mid, inj.mode)).done()
 
 
-def agent_deliver(w: World) -> None:
+def agent_deliver(w: World, **faults) -> None:
     """The agent delivers a pending inject (emits its user_message): a steer into the running turn at a safe
     break-point (not while it waits for a permission answer, not into work a session/cancel stopped); a queued
     one, or a steer its turn ended before, once the session is idle. Per client, in the order accepted."""
     st = w.mine
-    working = w.working and w.agent_state == RUNNING and not w.blocked and not w.cancelling
+    blocked = w.blocked and not faults.get("steer-while-blocked")
+    working = w.working and w.agent_state in (RUNNING, REQUIRES_ACTION) and not blocked and not w.cancelling
     idle = not w.working and w.agent_state == IDLE
+    deliverable = ("pending",) + faults.get("also", ())
     first: set = set()
     for i, inj in enumerate(st.injects):
-        if inj.phase != "pending" or inj.cid in first:
+        if inj.phase not in deliverable or inj.cid in first:
             continue
         first.add(inj.cid)  # "Per-controller delivery is FIFO."
-        if inj.mode == "steer" and working:
+        if faults.get("never-queue") and inj.mode == "queue":
+            continue
+        if (inj.mode == "steer" or faults.get("queue-into-work")) and working:
             into, label = "work", ("AgentDeliverInject", i, "steer")
         elif idle:
             into, label = "pending", ("AgentDeliverInject", i, inj.mode + ("-at-idle" if inj.mode == "steer" else ""))
         else:
             continue
         ch = w.change(label)
-        ch.set_mine(st._replace(injects=_at(st.injects, i, inj._replace(phase="delivered"))))
+        ch.set_mine(st._replace(injects=replace_at(st.injects, i, inj._replace(phase="delivered"))))
         # "At delivery ..., the agent emits a user_message session update with the same messageId."
         ch.insert(inj.mid, inj.content, into).done()
 
@@ -464,34 +471,26 @@ def agent_deliver(w: World) -> None:
 # --- what the proposal does in the core's steps --------------------------------------------------
 
 
-def _after_cancel(w: World, step):
-    """session/cancel: pending injects survive it (the proposal), or it cancels them (flag false: 2.4.0's reading)."""
-    if w.flag(SURVIVE):
+def _after_cancel(w: World, step, lose: bool = False, **_):
+    """session/cancel: pending injects survive it (the proposal), or it cancels them (flag false: 2.4.0's reading).
+    (``lose``: a fault, which loses them whatever the flag says.)"""
+    if w.flag(SURVIVE) and not lose:
         return step
-    st = step.state.ext[w.index]
-    injects = tuple(inj._replace(phase="cancelled") if inj.phase == "pending" else inj for inj in st.injects)
-    if injects == st.injects:
-        return step
-    return step._replace(state=step.state._replace(ext=_at(step.state.ext, w.index, st._replace(injects=injects))))
+    st = w.mine_in(step)
+    return w.with_mine(step, st._replace(injects=tuple(inj._replace(phase="cancelled") if inj.phase == "pending"
+                                                       else inj for inj in st.injects)))
 
 
 def _after_loss(w: World, step):
     """A lost connection (or a restart, every connection): injects not answered yet are gone with it, and the
     client no longer knows what became of its unanswered injects. Accepted ones stay committed to delivery."""
     gone = {step.action[1]} if step.action[0] == "ConnectionLost" else set(w.clients)
-    st = step.state.ext[w.index]
+    st = w.mine_in(step)
     injects = tuple(inj._replace(phase="dropped") if inj.cid in gone and inj.phase == "received" else inj
                     for inj in st.injects)
     clients = tuple(tuple(h._replace(status="unknown") if c in gone and h.status == "sent" else h for h in held)
                     for c, held in enumerate(st.clients))
-    new = st._replace(injects=injects, clients=clients)
-    if new == st:
-        return step
-    return step._replace(state=step.state._replace(ext=_at(step.state.ext, w.index, new)))
-
-
-def _at(t: tuple, i: int, v) -> tuple:
-    return t[:i] + (v,) + t[i + 1:]
+    return w.with_mine(step, st._replace(injects=injects, clients=clients))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -543,6 +542,11 @@ def _stepper(check, survive: bool = True):
     return step
 
 
+def _live(rec) -> bool:
+    """Whether ``rec`` is a live user_message(_chunk): a delivery, not a replay."""
+    return (type(rec) is UserMessage or type(rec) is UserChunk) and not rec.replay
+
+
 def _accepted_with_id(rec: InjectAccepted) -> str:
     if rec.message_id is None or rec.message_id == 0 or not isinstance(rec.message_id, (str, int)):
         return f"the session/inject result for request {rec.rid} carries no messageId"
@@ -550,7 +554,7 @@ def _accepted_with_id(rec: InjectAccepted) -> str:
 
 
 def _not_after_revoke(t: _Seen, rec) -> str:
-    if (type(rec) is UserMessage or type(rec) is UserChunk) and not rec.replay and rec.message_id in t.revoked:
+    if _live(rec) and rec.message_id in t.revoked:
         return f"a user_message for {rec.message_id} after a revoke of it succeeded: no later user_message may come"
     return ""
 
@@ -573,20 +577,20 @@ def _owes_delivery(t: _Seen) -> list:
 
 
 def _not_after_cancel(t: _Seen, rec) -> str:
-    if (type(rec) is UserMessage or type(rec) is UserChunk) and not rec.replay and rec.message_id in t.cancelled:
+    if _live(rec) and rec.message_id in t.cancelled:
         return f"a user_message for {rec.message_id}, pending when session/cancel cancelled it"
     return ""
 
 
 def _queue_at_idle(t: _Seen, rec) -> str:
-    if (type(rec) is UserMessage or type(rec) is UserChunk) and not rec.replay and t.state in (RUNNING, REQUIRES_ACTION):
+    if _live(rec) and t.state in (RUNNING, REQUIRES_ACTION):
         if dict(t.modes).get(rec.message_id) == "queue" and rec.message_id not in t.delivered:
             return f"queued inject {rec.message_id} delivered while the session is {t.state}, before the turn's idle"
     return ""
 
 
 def _steer_held(t: _Seen, rec) -> str:
-    if (type(rec) is UserMessage or type(rec) is UserChunk) and not rec.replay and t.state == REQUIRES_ACTION:
+    if _live(rec) and t.state == REQUIRES_ACTION:
         if dict(t.modes).get(rec.message_id) == "steer" and rec.message_id not in t.delivered:
             return f"steer {rec.message_id} delivered while the session waits for a permission answer"
     return ""
@@ -595,15 +599,20 @@ def _steer_held(t: _Seen, rec) -> str:
 def _steer_needs_a_turn(t: _Seen, rec) -> str:
     if type(rec) is InjectAccepted and rec.mode == "steer" and t.state == IDLE:
         return f"a steer (request {rec.rid}) was accepted while the session is idle: no running turn to steer"
-    if type(rec) is InjectRejected and rec.code == -32010 and rec.reason != "no_running_turn":
-        return f"session/inject {rec.rid} rejected with -32010 and reason {rec.reason!r}, not no_running_turn"
+    if type(rec) is InjectRejected and rec.mode == "steer" and t.state == IDLE and rec.code != -32800:
+        # the value the clause names: -32010, reason no_running_turn ($/cancel_request's -32800 aside)
+        if rec.code != -32010 or rec.reason != "no_running_turn":
+            return (f"a steer on an idle session (request {rec.rid}) was refused with {rec.code!r}, reason "
+                    f"{rec.reason!r}: the agent returns -32010, reason no_running_turn")
     return ""
 
 
 def _rename(t: _Seen, f) -> _Seen:
-    return t._replace(modes=sorted_tuple(tuple((f(m), mode) for m, mode in t.modes)),
-                      delivered=sorted_tuple(tuple(map(f, t.delivered))), revoked=sorted_tuple(tuple(map(f, t.revoked))),
-                      cancelled=sorted_tuple(tuple(map(f, t.cancelled))), owed=sorted_tuple(tuple(map(f, t.owed))))
+    def each(ids):
+        return sorted_tuple(tuple(map(f, ids)))
+
+    return t._replace(modes=sorted_tuple(tuple((f(m), mode) for m, mode in t.modes)), delivered=each(t.delivered),
+                      revoked=each(t.revoked), cancelled=each(t.cancelled), owed=each(t.owed))
 
 
 _READS = (InjectAccepted, InjectRejected, RevokeAnswered, UserMessage, UserChunk, SessionCancel, StateUpdate, Closed)
@@ -670,55 +679,34 @@ def _answered(step, kind: str, code: int = 0) -> bool:
     return any(m[0] == kind and (not code or m[3 if kind == "revoke_err" else 2] == code) for _, m in step.emitted)
 
 
-@witness(NAME, _revoke_applies)
-def sometimes_revoke_wins(pre, step):
-    """A revoke reaches the agent while the inject is pending: it succeeds, and the inject is never delivered."""
-    return step.action[0] == "AgentReceive" and step.action[2] == "revoke_inject" and _answered(step, "revoke_ok")
+def _did(action: str, what: str):
+    return lambda pre, step: step.action[0] == action and step.action[2] == what
 
 
-@witness(NAME, _revoke_applies)
-def sometimes_delivery_wins(pre, step):
-    """A revoke reaches the agent after the inject's delivery: -32010 already_delivered."""
-    return _answered(step, "revoke_err", -32010)
+def _cancels(cfg) -> bool:
+    return _injects(cfg) and cfg.cancels > 0
 
 
-@witness(NAME, lambda cfg: _injects(cfg) and cfg.cancels > 0)
-def sometimes_inject_cancelled_before_acceptance(pre, step):
-    """$/cancel_request reaches the agent before it answers a session/inject, and the inject is cancelled (-32800)."""
-    return _answered(step, "inject_err", -32800)
-
-
-@witness(NAME, _injects)
-def sometimes_steer_on_idle_rejected(pre, step):
-    """A steer finds the session idle: -32010 no_running_turn."""
-    return _answered(step, "inject_err", -32010)
-
-
-@witness(NAME, _injects)
-def sometimes_steer_delivered_into_work(pre, step):
-    """A steer is delivered into the running turn."""
-    return step.action[0] == "AgentDeliverInject" and step.action[2] == "steer"
-
-
-@witness(NAME, _injects)
-def sometimes_queue_delivered_at_idle(pre, step):
-    """A queued inject is delivered once the session is idle."""
-    return step.action[0] == "AgentDeliverInject" and step.action[2] == "queue"
-
-
-@witness(NAME, lambda cfg: _injects(cfg) and cfg.cancels > 0)
-def sometimes_inject_pending_at_session_cancel(pre, step):
-    """session/cancel reaches the agent while an inject is pending."""
-    if step.action[0] != "AgentReceive" or step.action[2] != "cancel":
-        return False
-    return any(inj.phase == "pending" for inj in _mine(pre).injects)
-
-
-def _mine(s) -> State:
-    for v in s.ext:
-        if isinstance(v, State):
-            return v
-    return State()
+WITNESSES = (
+    sometimes(NAME, "sometimes_revoke_wins", "A revoke reaches the agent while the inject is pending: it succeeds, "
+              "and the inject is never delivered.",
+              lambda pre, step: _did("AgentReceive", "revoke_inject")(pre, step) and _answered(step, "revoke_ok"),
+              _revoke_applies),
+    sometimes(NAME, "sometimes_delivery_wins", "A revoke reaches the agent after the inject's delivery: -32010 "
+              "already_delivered.", lambda pre, step: _answered(step, "revoke_err", -32010), _revoke_applies),
+    sometimes(NAME, "sometimes_inject_cancelled_before_acceptance", "$/cancel_request reaches the agent before it "
+              "answers a session/inject, and the inject is cancelled (-32800).",
+              lambda pre, step: _answered(step, "inject_err", -32800), _cancels),
+    sometimes(NAME, "sometimes_steer_on_idle_rejected", "A steer finds the session idle: -32010 no_running_turn.",
+              lambda pre, step: _answered(step, "inject_err", -32010), _injects),
+    sometimes(NAME, "sometimes_steer_delivered_into_work", "A steer is delivered into the running turn.",
+              _did("AgentDeliverInject", "steer"), _injects),
+    sometimes(NAME, "sometimes_queue_delivered_at_idle", "A queued inject is delivered once the session is idle.",
+              _did("AgentDeliverInject", "queue"), _injects),
+    sometimes(NAME, "sometimes_inject_pending_at_session_cancel", "session/cancel reaches the agent while an "
+              "inject is pending.", lambda pre, step: _did("AgentReceive", "cancel")(pre, step)
+              and any(inj.phase == "pending" for inj in ext_of(pre, State, State()).injects), _cancels),
+)
 
 
 @rule(NAME, "step", witnesses=("sometimes_inject_cancelled_before_acceptance",), cites=("INJECT-CANCEL-REQUEST",),
@@ -727,15 +715,49 @@ def rejected_inject_never_delivered(pre, step):
     """An inject answered with an error (cancelled, or a steer on an idle session) is never delivered."""
     if step.action[0] != "AgentDeliverInject":
         return None
-    inj = _mine(pre).injects[step.action[1]]
+    inj = ext_of(pre, State, State()).injects[step.action[1]]
     if inj.phase in ("rejected", "dropped"):
         return f"client {inj.cid}'s session/inject {inj.rid} was delivered after it was {inj.phase}"
     return None
 
 
-WITNESSES = (sometimes_revoke_wins, sometimes_delivery_wins, sometimes_inject_cancelled_before_acceptance,
-             sometimes_steer_on_idle_rejected, sometimes_steer_delivered_into_work, sometimes_queue_delivered_at_idle,
-             sometimes_inject_pending_at_session_cancel)
+# ---------------------------------------------------------------------------------------------------
+# Faults, each written from a clause: the proposal with one action changed, which the rule named catches
+
+
+FAULTS = (
+    Fault("accept-without-id", "inject_accepted_with_message_id",
+          "the session/inject result carries no messageId", swap(**{"without-id": True})),
+    Fault("revoke-keeps-pending", "revoked_inject_not_delivered",
+          "a revoke of a pending inject succeeds and the inject stays pending (and is delivered)",
+          swap(**{"keeps-pending": True})),
+    Fault("revoke-after-delivery-succeeds", "revoke_after_delivery_refused",
+          "a revoke of a delivered inject succeeds", swap(**{"delivered-revoked": True})),
+    Fault("already-delivered-32602", "revoke_after_delivery_refused",
+          "a revoke of a delivered inject fails with -32602 (the code of the proposal's revision of 2026-05-20)",
+          swap(**{"already-delivered": (-32602, "already_delivered")})),
+    Fault("pending-lost-at-cancel", "accepted_inject_delivered",
+          "session/cancel drops pending injects although they survive it", swap(lose=True)),
+    Fault("delivers-cancelled", "cancelled_inject_not_delivered",
+          "an inject session/cancel cancelled is delivered anyway (flag false)",
+          swap(also=("cancelled",)), flags=((SURVIVE, False),)),
+    Fault("never-delivers-queue", "accepted_inject_delivered_unless_cancelled",
+          "a queued inject is accepted and never delivered (flag false)", swap(**{"never-queue": True}),
+          flags=((SURVIVE, False),)),
+    Fault("queue-into-work", "queue_delivered_at_idle", "a queued inject is delivered into the running turn",
+          swap(**{"queue-into-work": True})),
+    Fault("steer-while-blocked", "steer_held_while_blocked",
+          "a steer is delivered while the work waits for a permission answer",
+          swap(**{"steer-while-blocked": True}),
+          bounds=(("permissions", 1),)),
+    Fault("accepts-steer-on-idle", "steer_needs_a_running_turn", "a steer on an idle session is accepted",
+          swap(**{"accepts-steer-on-idle": True})),
+    Fault("no-running-turn-32602", "steer_needs_a_running_turn",
+          "a steer on an idle session is refused with -32602 invalid params",
+          swap(**{"no-running-turn": (-32602, "no_running_turn")})),
+    Fault("delivers-rejected", "rejected_inject_never_delivered",
+          "an inject cancelled with $/cancel_request before acceptance is delivered", swap(also=("rejected",))),
+)
 
 # ---------------------------------------------------------------------------------------------------
 
@@ -766,4 +788,5 @@ PROPOSAL = Proposal(
                     "a rejected inject has no messageId: no message could name it if it were delivered"},
     members=(("default", Config(name="inject", cancels=1, down_latency=False, hook=False,
                                  extra=(("injects", 1), ("revokes", 1)))),),
+    faults=FAULTS,
 )

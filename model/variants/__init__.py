@@ -52,7 +52,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..config import RULE_SETS, RULE_VALUES, Rules, allowed_error, rule_value_error
-from ..properties import BY_ID
+from ..properties import property_by_id
 from ..properties._core import EXPECTATIONS
 
 __all__ = ["Variant", "VariantError", "VARIANTS", "get_variant", "lineage", "load_variant", "load_variants",
@@ -117,6 +117,15 @@ _KEYS = {"name": str, "base": str, "summary": str, "source": str, "order": int, 
          "not_applicable": list, "proposals": list, "changes": dict, "expect": dict}
 
 
+def _is_property(pid: str) -> bool:
+    """Whether ``pid`` is a property: the core's or a registered proposal's."""
+    try:
+        property_by_id(pid)
+    except KeyError:
+        return False
+    return True
+
+
 def _check(data: dict, where: str) -> None:
     """The checks one file allows without its base: keys, types, properties, expectations."""
     for key, value in data.items():
@@ -131,10 +140,10 @@ def _check(data: dict, where: str) -> None:
             raise VariantError(f"{where}: {key} is missing")
     for key in ("worse_on", "not_applicable"):
         for pid in data.get(key, ()):
-            if pid not in BY_ID:
+            if not _is_property(pid):
                 raise VariantError(f"{where}: {key} names {pid!r}, which is no property")
     for pid, exp in data.get("expect", {}).items():
-        if pid not in BY_ID or exp not in EXPECTATIONS:
+        if not _is_property(pid) or exp not in EXPECTATIONS:
             raise VariantError(f"{where}: [expect] {pid} = {exp!r}: a property and one of {', '.join(EXPECTATIONS)}")
 
 

@@ -150,8 +150,17 @@ def _print_matrix(data: dict) -> None:
                 legend=[f"{letters[i]} = {n}" for i, n in enumerate(names)], group=True)
 
 
+def _known(lookup, pid: str) -> bool:
+    """Whether ``pid`` is a property: the core's or a registered proposal's."""
+    try:
+        lookup(pid)
+    except KeyError:
+        return False
+    return True
+
+
 def _verdict_matrix_shape(data) -> None:
-    from acp_lifecycle.model.properties import BY_ID
+    from acp_lifecycle.model.properties import property_by_id
     from acp_lifecycle.sims.configs import SUITES
 
     check_shape(data, {"config": str, "variants": MapOf(MapOf({"verdict": str}), min=1)})
@@ -159,7 +168,7 @@ def _verdict_matrix_shape(data) -> None:
         raise ValueError(f"'config' is {data['config']!r}, not a named configuration ({', '.join(SUITES)})")
     for name, cells in data["variants"].items():  # a column of no variant is stale: regress says so
         for pid in cells:
-            if pid not in BY_ID:
+            if not _known(property_by_id, pid):
                 raise ValueError(f"variant {name!r} has an unknown property {pid!r}")
 
 

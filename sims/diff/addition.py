@@ -1,7 +1,7 @@
 """The review of an addition: what a proposal brings to a rule set, and whether it is a conservative extension.
 
 When NEW composes proposals BASE does not (``Rules.proposals``), NEW's clients can send messages
-BASE's cannot: a plain diff stops at the first of them ("client sends session/inject") and never
+BASE's cannot: a plain diff stops at the first of them ("client sends" the proposal's request) and never
 shows what the proposal is about. The review of an addition asks two questions instead, the way a
 TLA+ spec that ``EXTENDS`` a base is checked against it:
 
