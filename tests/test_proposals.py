@@ -249,3 +249,45 @@ def test_the_review_of_a_proposal_s_variant_shows_what_it_brings_and_its_conserv
     assert "conservative extension" in text
     for b in a.behaviours:
         assert b.prop.summary.rstrip(".") in text and "```mermaid" in text
+
+
+# --- trace judges a proposal's messages: its rules under its variant, a warning elsewhere ------------------
+
+
+def _fault_transcript(name: str, fault: str, tmp_path: Path):
+    """(the rule, the transcript file of the fault's counterexample, the variant composing the proposal)."""
+    from acp_lifecycle.sims.wire.transcript import dumps, export
+
+    f = next(x for x in get_proposal(name).faults if x.name == fault)
+    v = _variant(name)
+    rules = v.rules.with_(proposals=tuple(sorted(set(v.rules.proposals) - {name} | {f"{name}!{fault}"})),
+                          flags=tuple(sorted({**dict(v.rules.flags), **dict(f.flags)}.items())))
+    trace = explore(_members(name)[0].with_(**dict(f.bounds)), rules).verdicts[f.breaks].trace
+    path = tmp_path / f"{fault}.jsonl"
+    path.write_text(dumps(export(trace)))
+    return f.breaks, path, v
+
+
+#: the faults whose rule is a judge (a rule about messages), which trace can report on a transcript
+JUDGED_FAULTS = [(p, f) for p, f in FAULTS
+                 if next(x for x in get_proposal(p).faults if x.name == f).breaks in {j.id for j in get_proposal(p).judges}
+                 and not next(x for x in get_proposal(p).faults if x.name == f).flags]
+
+
+@pytest.mark.parametrize("name, fault", JUDGED_FAULTS)
+def test_trace_reports_a_fault_under_the_proposal_s_variant_and_warns_under_a_rule_set(name, fault, tmp_path, capsys):
+    from acp_lifecycle.sims.cli import main
+    from conftest import committed_schema
+
+    rule, path, v = _fault_transcript(name, fault, tmp_path)
+    schema = ["--schema", str(committed_schema())]
+    assert main(["trace", "--json", "--variant", v.name, *schema, str(path)]) == 1
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(f["property"], f["severity"]) for f in found if f.get("property") == rule] == [(rule, "violation")]
+    # its methods are methods here, each validated with its own schema
+    assert not [f for f in found if f.get("property") == "schema_valid" and "not a method" in f["message"]]
+    # a rule set that does not compose the proposal: its rule is a warning, its methods no method of the schema
+    main(["trace", "--json", "--rules", v.base if v.base in ("rfd", "rfd+2.4.0") else "rfd+2.4.0", *schema, str(path)])
+    found = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [f["severity"] for f in found if f.get("property") == rule] == ["warning"]
+    assert [f for f in found if f.get("property") == "schema_valid" and "not a method" in f["message"]]

@@ -46,8 +46,9 @@ def register(sub) -> None:
                    help="also ask whether any run of the model explains the transcript (the first line none does)")
     p.add_argument("--max-nodes", type=int, default=2_000_000, help="with --model: stop the search after this many nodes")
     p.add_argument("--variant", metavar="NAME",
-                   help="with --model: explain by the runs of a spec variant (`variants --list`); the rules "
-                        "judged are its base rule set's")
+                   help="judge by a spec variant's rules instead (`variants --list`): the rules of the proposals it "
+                        "composes are violations, not warnings, and its flags choose their readings; with --model, "
+                        "explain by its runs")
 
     p.set_defaults(run=_trace)
 
@@ -174,7 +175,7 @@ def _check_file(name: str, args, validator):
     from acp_lifecycle.model.monitor import Monitor
     from acp_lifecycle.sims.wire.transcript import Reader, TranscriptError
 
-    monitor = Monitor(args.rules, args.partial, validator)
+    monitor = Monitor(getattr(args, "variant_rules", None) or args.rules, args.partial, validator)
     handshake = _Handshake()
     kept = [] if args.model else None
     messages = 0
@@ -206,20 +207,22 @@ def _trace(args) -> int:
     if args.max_nodes < 1:
         raise UsageError(f"--max-nodes must be positive, not {args.max_nodes}")
     if not args.model:
-        refuse_options(args, "without --model", "--max-nodes", "--variant")
+        refuse_options(args, "without --model", "--max-nodes")
     model = None
     if args.variant is not None:
         refuse_options(args, "with --variant (a variant names its base rule set)", "--rules")
         from .options import model_rules
 
         args.rules = None  # the default: not given
-        model = model_rules(args)
-        args.rules = model.spec  # the wire rules of the variant's base
+        model = args.variant_rules = model_rules(args)
+        args.rules = model.spec  # the text the variant's rules follow
     if args.no_schema:
         refuse_options(args, "with --no-schema", "--schema")
     for name in args.files:
         input_file(name)
     validator, note = _schema(args)
+    if validator is not None and model is not None:
+        validator.proposals = model.proposals  # their methods are the variant's, each with its own schema
     report = []
     explanations = {}
     notes = [note] if note else []
@@ -251,7 +254,8 @@ def _trace(args) -> int:
 def _summary(args, report, explanations) -> dict:
     total = sum(len(fs) for _, fs in report)
     violations = sum(1 for _, fs in report for f in fs if f.severity == "violation")
-    out = {"files": len(report), "violations": violations, "warnings": total - violations, "rules": args.rules}
+    out = {"files": len(report), "violations": violations, "warnings": total - violations,
+           "rules": args.variant or args.rules}
     if args.model:
         out["unexplained"] = sum(1 for e in explanations.values() if not e.explained)
     return out
@@ -324,7 +328,7 @@ def _print_text(args, report, explanations, schema: bool) -> None:
             for line in wrap(f"{name}: model: {explanations[name].text()}", width):
                 emit(line)
     s = _summary(args, report, explanations)
-    line = f"{s['files']} file(s), {s['violations']} violation(s), {s['warnings']} warning(s) (rules {args.rules})"
+    line = f"{s['files']} file(s), {s['violations']} violation(s), {s['warnings']} warning(s) (rules {s['rules']})"
     if args.model:
         line += f", {s['unexplained']} not explained by the model"
     for part in wrap(line, width):

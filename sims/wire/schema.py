@@ -205,6 +205,30 @@ def _is_request_id(value) -> bool:
     return isinstance(value, str)
 
 
+
+def _proposal_check(proposals: tuple, sender: str, instance, where: str, out: list[str], **which) -> bool:
+    """Validate a message of a method one of ``proposals`` adds (``model/proposals``: ``Message.schema``) into
+    ``out``; False when none has it. ``which``: ``method=`` (a call's params) or ``answers=`` (a result)."""
+    from acp_lifecycle.model.proposals import get_proposal
+
+    method, answers = which.get("method"), which.get("answers")
+    found = [m for name in proposals for m in get_proposal(name).messages
+             if m.sender == sender and not m.error and (m.method, m.answers) == (method, answers)]
+    if not found:
+        return False
+    m = found[0]
+    if m.schema is not None:
+        validator = _PROPOSAL_VALIDATORS.get(m.kind)
+        if validator is None:
+            validator = _PROPOSAL_VALIDATORS[m.kind] = Draft202012Validator(m.schema)
+        for e in sorted(validator.iter_errors(instance), key=lambda e: list(e.path)):
+            path = ".".join(str(p) for p in e.path)
+            out.append(f"{where}{'.' + path if path else ''}: {e.message} (the {m.kind} schema of its proposal)")
+    return True
+
+
+_PROPOSAL_VALIDATORS: dict = {}
+
 class Validator:
     """Checks JSON-RPC messages against the v2 schema at ``schema_path``
     (loaded once; one compiled validator per ``$defs`` name, on first use)."""
@@ -235,6 +259,9 @@ class Validator:
         #: Set by a caller that knows the message it is about to check holds only plain JSON values
         #: (no ``RawFloat``: ``sims.wire.transcript.Reader.plain``); the compiled path then need not look.
         self.plain_values = False
+        #: the proposals (``model/proposals``) whose methods are valid here, each checked with its own schema:
+        #: those the rules of a ``trace --variant`` compose; with none, a method of the schema's or an error
+        self.proposals: tuple = ()
         try:
             self._prepared = _prepare(doc)
             self._registry = Registry().with_resource(_URI, Resource.from_contents(self._prepared, default_specification=DRAFT202012))
@@ -365,6 +392,9 @@ class Validator:
                 name = self._ext.get((sender, kind))
                 if name is None:
                     return
+            elif self.proposals and _proposal_check(self.proposals, sender, msg.get("params", {}), "params", out,
+                                                    method=method):
+                return  # a method a proposal adds (model/proposals): its own schema
             else:
                 out.append(self._unknown_method(method, sender, kind))
                 return
@@ -406,6 +436,9 @@ class Validator:
         if not has_result or request_method is None:
             return
         name = self._methods[(sender, "response")].get(request_method)
+        if name is None and self.proposals and _proposal_check(self.proposals, sender, msg["result"], "result", out,
+                                                               answers=request_method):
+            return  # the result of a method a proposal adds
         if name is None:
             if request_method.startswith("_"):
                 name = self._ext.get((sender, "response"))
