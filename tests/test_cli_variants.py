@@ -108,7 +108,9 @@ def test_trace_explains_by_a_variants_runs(capsys):
     assert main(argv + ["--variant", "inject-survives-cancel"]) == 0
     assert main(argv + ["--variant", "empty-prompt-response"]) == 1  # its results carry no messageId
     assert "no run of the model explains this" in capsys.readouterr().out
-    assert main(["trace", session, "--variant", "rfd"]) == 2
+    # without --model, a variant's rules judge the log (its proposals' rules are violations, not warnings)
+    assert main(["trace", session, "--no-schema", "--variant", "empty-prompt-response"]) == 0
+    assert "(rules empty-prompt-response)" in capsys.readouterr().out
 
 
 # --- a malformed variant file: every command refuses it with one line ------------------------------
