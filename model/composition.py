@@ -88,6 +88,23 @@ class World:
     def alphabet(self) -> tuple:
         return self.cfg.alphabet
 
+    @property
+    def work_id(self) -> int:
+        """Which piece of foreground work runs (0: none): it changes when other work starts."""
+        w = self.s.agent.work
+        return w.serial if w is not None else 0
+
+    def as_if(self, c: int, msg: tuple, rules=None) -> list[Step]:
+        """The core's steps when the agent takes ``msg`` from client ``c`` in place of the proposal's message it
+        takes now: a close cancels "as if `session/cancel` was called". Their labels are the core's; relabel.
+        ``rules``: read the core's message under other rules (a fault's reading); the world's by default."""
+        s = self.s
+        rules = rules or self.rules
+        fake = s._replace(up=replace_at(s.up, c, (msg,) + s.up[c]))
+        out: list[Step] = []
+        _parts.of(rules).agent_receive(fake, c, rules, out)
+        return out
+
     def change(self, label: tuple) -> "Change":
         return Change(self, label)
 
@@ -168,6 +185,12 @@ class Change:
             self.broadcast(("user_message", mid, (content,), False, None))
         return self
 
+    def detach(self, c: int) -> "Change":
+        """Client ``c``'s connection leaves the session: the agent reports the session no longer there."""
+        a = self.s.agent
+        self.s = self.s._replace(agent=a._replace(attached=a.attached & ~(1 << c)))
+        return self
+
     def spend(self, budget: str) -> "Change":
         """One more of a core budget of ``Config`` is used ("cancels", ...)."""
         used = self.s.used
@@ -177,6 +200,11 @@ class Change:
     def step(self) -> Step:
         """The step, as it stands."""
         return Step(self.label, self.s, tuple(self.emitted))
+
+    def then(self, step: Step) -> "Change":
+        """Start from a step made already (a core one, from ``World.as_if``): its state and what it sent."""
+        self.s, self.emitted = step.state, list(step.emitted)
+        return self
 
     def done(self) -> Step:
         """Add the step to the world's steps; it is returned too."""
@@ -209,9 +237,9 @@ class Composition:
     """What the proposals of one rule set add to the core, looked up once (see the module docstring)."""
 
     def __init__(self, rules: Rules):
-        reg = registry() if rules.proposals else {}
+        reg = registry() if rules.all_proposals else {}
         _index_messages(reg)
-        self.proposals: tuple[Proposal, ...] = tuple(get_proposal(n) for n in rules.proposals)
+        self.proposals: tuple[Proposal, ...] = tuple(get_proposal(n) for n in rules.all_proposals)
         self.judges = CORE if not self.proposals else JudgeSet(
             list(CORE.judges) + [j for p in self.proposals for j in p.judges if j.when is None or j.when(rules)])
         self.receive: dict[str, list] = {}
@@ -308,7 +336,9 @@ class Composition:
             out.append(Response("client" if sender == "agent" else "agent", msg[m.rid_at]))
         if m.record is not None:
             rec = m.record(msg)
-            if rec is not None:
+            if isinstance(rec, list):  # a message that is read as several records (a close: also a cancel)
+                out += rec
+            elif rec is not None:
                 out.append(rec)
         return out
 
@@ -404,7 +434,7 @@ def every_judge(rules: Rules) -> JudgeSet:
     """The judges a transcript is judged with under ``rules``: the core's, and every registered proposal's
     (a log may use any proposal's messages; those of a proposal ``rules`` does not compose are reported as
     warnings, ``wire_rules.severity``), each of a flag's reading as ``rules`` sets the flag."""
-    key = ("every", rules.proposals, rules.flags)
+    key = ("every", rules.all_proposals, rules.flags)
     got = _CACHE.get(key)
     if got is None:
         extra = [j for p in registry().values() for j in p.judges if j.when is None or j.when(rules)]
@@ -414,9 +444,10 @@ def every_judge(rules: Rules) -> JudgeSet:
 
 def composition(rules: Rules) -> "Composition":
     """What the proposals of ``rules`` add (``NONE`` when it composes none), made once per rule set."""
-    if not rules.proposals:
+    names = rules.all_proposals
+    if not names:
         return NONE
-    key = (rules.proposals, rules.flags)
+    key = (names, rules.flags)
     got = _CACHE.get(key)
     if got is None:
         got = _CACHE[key] = Composition(rules)

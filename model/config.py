@@ -47,6 +47,10 @@ LIMITS: dict[str, tuple[int, int]] = {
     "retries": (0, 2),
 }
 
+#: The proposals a text composes of itself (``Proposal.spec``): spec -> proposal names, registered when the
+#: proposal registry is loaded (a method of the 2.4.0 schema may be modelled so: ``model/proposals``)
+IMPLICIT: dict[str, tuple[str, ...]] = {}
+
 #: The ranges of the bounds proposals add (``model/proposals``, ``Config.extra``), registered when the
 #: proposal registry is loaded: the core's bounds are ``LIMITS``.
 EXTRA_LIMITS: dict[str, tuple[int, int]] = {}
@@ -127,7 +131,7 @@ class Config:
     #: it). Off in the named configurations, whose state counts are pinned;
     #: ``trace --model`` turns it on
     request_first: bool = False
-    #: explore a client sending `session/cancel` (or `session/close`, which cancels the same
+    #: explore a client sending `session/cancel` (or a proposal's message that cancels the same
     #: work) while it believes nothing runs and no prompt waits ("Clients MAY cancel ... at
     #: any time"; a cancel that finds nothing changes nothing). Off in the named
     #: configurations, where it only adds states; ``trace --model`` turns it on
@@ -337,9 +341,19 @@ class Rules:
     def with_(self, **changes) -> "Rules":
         return replace(self, **changes)
 
+    @property
+    def all_proposals(self) -> tuple[str, ...]:
+        """The proposals these rules compose: ``proposals``, and those of the text they follow (``IMPLICIT``:
+        a proposal of the 2.4.0 schema is composed by every rule set that follows it), sorted."""
+        implicit = IMPLICIT.get(self.spec, ())
+        if not implicit:
+            return self.proposals
+        have = {p.split("!")[0] for p in self.proposals}
+        return tuple(sorted(self.proposals + tuple(p for p in implicit if p not in have)))
+
     def composes(self, proposal: str) -> bool:
         """Whether these rules compose ``proposal`` (as itself, or with one of its faults: ``NAME!FAULT``)."""
-        return any(p == proposal or p.startswith(proposal + "!") for p in self.proposals)
+        return any(p == proposal or p.startswith(proposal + "!") for p in self.all_proposals)
 
     def flag(self, name: str, default=None):
         """The value of a proposal's flag under these rules (``default`` when they do not set it)."""

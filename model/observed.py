@@ -24,7 +24,9 @@ __all__ = [
     "Request",
     "CancelRequest",
     "Closed",
+    "Left",
     "SessionCancel",
+    "Sent",
     "StateUpdate",
     "ToolUpdate",
 ]
@@ -118,6 +120,18 @@ class StateUpdate(NamedTuple):
     error: object = None
     #: the tool call ids of its ``background`` list (2.4.0), () when it lists none
     background: tuple = ()
+
+
+class Left(NamedTuple):
+    """The connection left the session (a close was answered): it stays open, and the session is no longer
+    reported on it."""
+
+
+class Sent(NamedTuple):
+    """Any session update or request the agent sent for the session on a connection (its ``sessionUpdate`` or
+    its method): for a rule about everything it sends there, read only where a judge asks for it."""
+
+    kind: object
 
 
 class ToolUpdate(NamedTuple):

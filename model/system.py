@@ -61,7 +61,7 @@ from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answe
 from .clients import client_receive, clients
 from .composition import NONE, Composition, composition
 from .config import RFD_RULES, Config, Rules
-from .judges import events_of_step
+from .judges import SENT, events_of_step
 from .state import *  # noqa: F403 - re-exported: the model's state types and constants (state.__all__)
 from .state import initial_state as _core_initial_state
 from .state import replace_at
@@ -86,10 +86,13 @@ def initial_state(cfg: Config, rules: Rules = RFD_RULES) -> System:
 
 
 def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
-    """Every step enabled in ``s``, in a deterministic order: the core's, then the proposals' the rules compose."""
+    """Every step enabled in ``s``, in a deterministic order: the core's, then the proposals' the rules compose.
+    A start made without the rules (``initial_state(cfg)``, no proposal's state in it) is taken as theirs."""
     out: list[Step] = []
     p = rules.parts or _DEFAULT
     comp = _composed(rules)
+    if comp is not NONE and len(s.ext) != len(comp.proposals) and not s.ext and s == _core_initial_state(cfg):
+        s = initial_state(cfg, rules)
     _transport(s, cfg, rules, out, p, comp)
     p.agent_prompts(s, cfg, rules, out)
     p.agent_work(s, cfg, rules, out)
@@ -106,7 +109,8 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
         out = [_flush(step, rules, comp) for step in out]
     observe = comp.judges.observer(s.seen)  # the steps of one state share its judges' memory
     records = comp.records if comp is not NONE else None
-    return [_judged(s, step, observe, records) for step in out]
+    sent = SENT if comp.judges.reads_sent else None
+    return [_judged(s, step, observe, records, sent) for step in out]
 
 
 #: the rule set asked last and its composition (a search asks the same one again and again)
@@ -119,10 +123,10 @@ def _composed(rules: Rules) -> Composition:
     return _LAST[1]
 
 
-def _judged(pre: System, step: Step, observe, records=None) -> Step:
+def _judged(pre: System, step: Step, observe, records=None, sent=None) -> Step:
     """The step with what the judges remember updated (``System.seen``): the judges are observers
     composed with the system, their state part of the explored state."""
-    events = events_of_step(pre, step, records)
+    events = events_of_step(pre, step, records, sent)
     if not events:
         return step
     seen, found = observe(events)

@@ -103,9 +103,8 @@ class PendingRequest:
     session: object = None
     #: line of the sender's $/cancel_request for it
     cancel_request: int = 0
-    #: line of a session/cancel or session/close that found it pending (prompts, permissions)
+    #: line of a session/cancel (or a message that cancels as it does) that found it pending (permissions)
     cut_by: int = 0
-    cut_by_close: int = 0
 
 
 @dataclass
@@ -137,10 +136,9 @@ class SessionView:
     background: object = None  # frozenset of item keys of the last list, None if not reported
     acked: dict = field(default_factory=dict)  # messageId -> line of the success response
     echoed: set = field(default_factory=set)
-    cancel: int = 0  # line of a session/cancel or close that found this view working
+    cancel: int = 0  # line of a session/cancel (or a message that cancels as it does) that found this view working
     cancel_perms: dict = field(default_factory=dict)  # agent request key -> line
-    close_needs_idle: int = 0
-    closed_at: int = 0
+    closed_at: int = 0  # line where the connection left the session (a proposal's response that closes it)
     flagged: set = field(default_factory=set)
     resume: ResumeWindow | None = None
     expect: tuple | None = None  # (line, state, conn) of another connection's resume snapshot
@@ -173,7 +171,7 @@ class SessionRecord:
     background_since: int = 0
     message_ids: dict = field(default_factory=dict)  # messageId -> line of the success response
     not_approved: dict = field(default_factory=dict)  # toolCallId -> line that made it not approved
-    last_cancel: int = 0  # line of the last session/cancel, session/close or $/cancel_request of a prompt
+    last_cancel: int = 0  # line of the last session/cancel, $/cancel_request of a prompt, or other cancellation
     live_user_ids: set = field(default_factory=set)  # user messageIds reported live (outside a replay)
 
 

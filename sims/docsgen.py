@@ -1,7 +1,7 @@
 """Generated documentation: the clause index and the seeded-bug catalogue.
 
 WARNING: docs/clauses.md and docs/bugs.md are written by ``acp-lifecycle docs``
-from ``model/clauses/``, ``model/properties/`` and ``model/bugs.py``;
+from ``model/clauses/``, ``model/properties/``, ``model/proposals/`` and ``model/bugs.py``;
 ``tests/test_docs.py`` fails when the committed files are stale.
 """
 
@@ -23,8 +23,43 @@ def _cell(text: str) -> str:
 
 
 def clauses_markdown() -> str:
-    """Every clause of the RFD and the 2.4.0 schema text, with the properties that check it."""
-    return "\n".join(_clause_table() + _property_tables()) + "\n"
+    """Every clause of the RFD and the 2.4.0 schema text, with the properties that check it; then each proposal's
+    (``model/proposals``), with its rules and the faults they catch."""
+    return "\n".join(_clause_table() + _property_tables() + _proposal_tables()) + "\n"
+
+
+def _proposal_tables() -> list[str]:
+    """Per proposal of the registry: where its sentences come from, what composes it, its clauses and rules."""
+    from acp_lifecycle.model.proposals import registry
+    from acp_lifecycle.model.variants import VARIANTS
+
+    lines = ["", "# Proposals", "",
+             "A protocol change modelled in one file of `model/proposals/` (`docs/proposals.md`): its clauses, each "
+             "checked by its rules or out of scope for the reason given, and its rules, each with the faults "
+             "(`NAME!FAULT`) that break it; `tests/test_proposals.py` shows each fault caught. A feature of the 2.4.0 "
+             "text modelled so is composed by `rfd+2.4.0` and every variant on it; a proposal, by the variants that "
+             "name it."]
+    for name, p in sorted(registry().items()):
+        by = [v.name for v in VARIANTS.values() if name in {x.split("!")[0] for x in v.rules.proposals}]
+        composed = (f"`{p.spec}` and every variant on it" if p.spec else ", ".join(f"`{v}`" for v in by)) or "nothing yet"
+        lines += ["", f"## `{name}`: {_cell(p.title)}", "",
+                  f"{_cell(p.summary[:1].upper() + p.summary[1:])}. Source: {_cell(p.document.title)} "
+                  f"(`{_cell(p.document.where)}`, {_cell(p.document.revision)}). Composed by {composed}.", "",
+                  "| clause | level | sentence | checked by | faults |", "|---|---|---|---|---|"]
+        faults: dict[str, list[str]] = {}
+        for f in p.faults:
+            faults.setdefault(f.breaks, []).append(f"{name}!{f.name}")
+        rules = [prop for prop in p.properties if prop.kind != "sometimes"]
+        for c in p.clauses:
+            citing = [prop.id for prop in p.properties if c.id in prop.clauses]
+            by = ", ".join(f"`{x}`" for x in citing) if citing else f"out of scope: {_cell(c.out_of_scope)}"
+            broken = ", ".join(f"`{f}`" for prop in rules if c.id in prop.clauses for f in faults.get(prop.id, ()))
+            lines.append(f"| `{c.id}` | {c.level} | {_cell(c.text)} | {by} | {broken} |")
+        lines += ["", "| rule | kind | level | claim | clauses | witnesses | faults |", "|---|---|---|---|---|---|---|"]
+        for prop in rules:
+            cells = (", ".join(f"`{x}`" for x in xs) for xs in (prop.clauses, prop.witnesses, faults.get(prop.id, ())))
+            lines.append(f"| `{prop.id}` | {prop.kind} | {prop.level} | {_cell(prop.summary)} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def _clause_table() -> list[str]:

@@ -84,7 +84,7 @@ def test_what_a_variant_breaks_its_base_keeps_with_a_counterexample(name, checke
         cfg, verdict = _first_violation(name, pid)
         assert verdict is not None and verdict.trace, (name, pid)
         # the counterexample is a real run: each step enabled in the state before it
-        state = initial_state(cfg)
+        state = initial_state(cfg, v.rules)
         for pre, step in verdict.trace:
             assert pre == state and step in successors(pre, cfg, v.rules)
             state = step.state

@@ -35,7 +35,7 @@ Rule 5: ``out_of_scope`` is empty exactly when a property of the model checks
 the clause. Otherwise it is one sentence saying why no property checks it: a
 rule only the wire shows (the model has one session, which exists before the
 run starts), a permission the model agent does not use, something the model
-does not have (session/close, background work), or, plainly, that no property
+does not have (background work), or, plainly, that no property
 judges it yet. A permission (``MAY``) the model agent does use is cited by the
 ``sometimes`` witness that shows the choice is explored.
 """

@@ -29,10 +29,6 @@ _BACKGROUND_ITEMS = (
     "before the first snapshot that lists it, and MUST report a terminal's `exitStatus` or a\n"
     "tool call's final status before the snapshot that removes it."
 )
-_CLOSE_CANCELS = (
-    "The Agent MUST cancel any ongoing work as if `session/cancel` was called, stop the\n"
-    "session's background work, and then free the resources associated with the session."
-)
 
 S240: tuple[Clause, ...] = (
     _C(
@@ -324,20 +320,6 @@ S240: tuple[Clause, ...] = (
         "a notice being received, displayed, or seen by the user.",
     ),
     _C(
-        "S240-CLOSE-CANCELS-WORK", "2.4.0", "MUST", "ClientRequest / CloseSessionRequest",
-        _CLOSE_CANCELS,
-        out_of_scope=(
-            "The model has no `session/close`."
-        ),
-    ),
-    _C(
-        "S240-CLOSE-STOPS-BACKGROUND", "2.4.0", "MUST", "ClientRequest / CloseSessionRequest",
-        _CLOSE_CANCELS,
-        out_of_scope=(
-            "The model has no background work and no `session/close`."
-        ),
-    ),
-    _C(
         "S240-PROMPT-ACCEPTANCE", "2.4.0", "MUST NOT", "ClientRequest / PromptRequest",
         "Acceptance means adding a logical user message with an ID and a position\n"
         "relative to other messages in the ACP conversation, not receipt or queueing.",
@@ -371,60 +353,6 @@ S240: tuple[Clause, ...] = (
         "Foreground state\n"
         "follows its normal lifecycle independently of the request outcome:\n"
         "`running` may precede insertion, and rejection alone does not imply `idle`.",
-    ),
-    _C(
-        "S240-CLOSE-SILENT-AFTER-RESPONSE", "2.4.0", "MUST NOT", "CloseSessionRequest",
-        "After the close response, the Agent\n"
-        "sends no other messages for the session on that connection.",
-        out_of_scope=(
-            "The model has no `session/close`; checked on the wire by `trace` (issue "
-            "10), rule `nothing_after_close` of model/monitor/."
-        ),
-    ),
-    _C(
-        "S240-CLOSE-MISSING-SUCCEEDS", "2.4.0", "SHOULD", "CloseSessionRequest",
-        "Closing a session that does not exist or is not active SHOULD succeed, and Clients SHOULD\n"
-        "treat a `-32002` response as a successful close.",
-        out_of_scope=(
-            "Wire-only rule: the model has one session, which exists for the whole "
-            "run."
-        ),
-    ),
-    _C(
-        "S240-CLOSE-IDLE-BEFORE-RESPONSE", "2.4.0", "MUST", "CloseSessionRequest",
-        "When closing cancels active foreground work, the Agent MUST send the final\n"
-        'updates for that work and the idle `state_update` with `stopReason: "cancelled"`\n'
-        "before responding successfully to `session/close`.",
-        out_of_scope=(
-            "The model has no `session/close`; checked on the wire by `trace` (issue "
-            "10), rule `close_ends_work_first` of model/monitor/."
-        ),
-    ),
-    _C(
-        "S240-CLOSE-CANCELS-HELD", "2.4.0", "MUST", "CloseSessionRequest",
-        "Closing also cancels pending `session/prompt` requests whose messages have not\n"
-        "been inserted, including held prompts.",
-        out_of_scope=(
-            "The model has no `session/close`."
-        ),
-    ),
-    _C(
-        "S240-CLOSE-HELD-ANSWERED-32800", "2.4.0", "MUST", "CloseSessionRequest",
-        "If closing prevents a prompt's user message from being inserted, the\n"
-        "Agent MUST answer that request with `-32800` (Request Cancelled).",
-        out_of_scope=(
-            "The model has no `session/close`; checked on the wire by `trace` (issue "
-            "10), rule `close_answers_prompts_cancelled` of model/monitor/."
-        ),
-    ),
-    _C(
-        "S240-CLOSE-INSERTED-SUCCEEDS", "2.4.0", "MUST", "CloseSessionRequest",
-        "If the message\n"
-        "has already been inserted, the Agent MUST respond successfully with its\n"
-        "`messageId`.",
-        out_of_scope=(
-            "The model has no `session/close`."
-        ),
     ),
     _C(
         "S240-PERM-CANCELLED-NOT-PROCEED", "2.4.0", "MUST NOT", "RequestPermissionOutcome / cancelled",

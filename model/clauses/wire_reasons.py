@@ -41,7 +41,6 @@ WIRE_REASONS: dict[str, str] = {
     "RFD-CANCELREQ-AFTER-INSERTION-SUCCEEDS": _TIE,
     "S240-PROMPT-NO-ERROR-AFTER-INSERT": _TIE,
     "S240-PROMPT-REJECTED-NO-ECHO": _TIE,
-    "S240-CLOSE-INSERTED-SUCCEEDS": _TIE,
     "S240-STOP-ERROR-PRE-INSERTION": _TIE,
     "RFD-CLIENT-TOLERATE-ORDER": _CLIENT,
     "RFD-CLIENT-RECONCILE": _CLIENT,
@@ -97,6 +96,4 @@ WIRE_REASONS: dict[str, str] = {
     "S240-ELICIT-CANCEL": ("not decidable on the wire: whether a pending elicitation belongs to the cancelled work "
                            "(its scope alone does not establish that dependency)"),
     "S240-CANCEL-NOT-BACKGROUND": "not decidable on the wire: a background item may end on its own after a session/cancel",
-    "S240-CLOSE-MISSING-SUCCEEDS": ("not decidable on the wire: whether the session exists or is active on the agent "
-                                    "(other connections, storage) is not in the messages"),
 }

@@ -41,6 +41,7 @@ from __future__ import annotations
 from ..observed import (
     CancelRequest,
     Closed,
+    Left,
     PromptError,
     PromptResult,
     Request,
@@ -48,6 +49,7 @@ from ..observed import (
     ResumeResult,
     Response,
     SessionCancel,
+    Sent,
     StateUpdate,
     ToolUpdate,
     UserChunk,
@@ -56,7 +58,7 @@ from ..observed import (
 from . import ending, messages, requests, resume, session
 from ._judge import Judge, put_pair, sorted_tuple, with_item
 from .observe import JudgeSet
-from .records import events_of_step, record_of_client, record_of_json, record_of_model
+from .records import SENT, events_of_step, record_of_client, record_of_json, record_of_model
 
 __all__ = [
     "CORE",
@@ -64,6 +66,7 @@ __all__ = [
     "STATEFUL",
     "CancelRequest",
     "Closed",
+    "Left",
     "Judge",
     "JudgeSet",
     "PromptError",
@@ -72,7 +75,9 @@ __all__ = [
     "Response",
     "ResumeRequest",
     "ResumeResult",
+    "SENT",
     "SessionCancel",
+    "Sent",
     "StateUpdate",
     "ToolUpdate",
     "UserChunk",

@@ -9,6 +9,8 @@ calls with 1,121 distinct pairs).
 
 from __future__ import annotations
 
+from ..observed import Sent
+
 __all__ = ["JudgeSet"]
 
 #: memories remembered per judge set before they are all forgotten
@@ -35,6 +37,8 @@ class JudgeSet:
             for t in j.types:
                 self.stateful_by_type.setdefault(t, []).append((k, j))
         self._memo: dict = {}
+        #: whether a judge reads ``Sent`` (every update or request the agent sends): only then is it made
+        self.reads_sent = Sent in self.by_type or Sent in self.stateful_by_type
 
     def start(self, clients: int) -> tuple:
         """``System.seen`` of a new session: each stateful judge's start, per connection."""

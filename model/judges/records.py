@@ -15,6 +15,7 @@ from ..observed import (
     ResumeResult,
     Response,
     SessionCancel,
+    Sent,
     StateUpdate,
     ToolUpdate,
     UserChunk,
@@ -69,11 +70,12 @@ _CLOSED = Closed()
 _CANCEL = SessionCancel()
 
 
-def events_of_step(pre, step, records=None) -> list:
+def events_of_step(pre, step, records=None, sent: dict | None = None) -> list:
     """``(connection, record)`` for what the agent received and sent in a model step, in the
     order it did: the client message it took, then what it sent; a lost connection (or every
     connection, at a restart) is ``Closed``. ``records``: ``(sender, msg) -> [record, ...]`` for the
-    messages of the proposals the rules compose (``Composition.records``), None for the core alone."""
+    messages of the proposals the rules compose (``Composition.records``), None for the core alone; ``sent``:
+    ``SENT`` when a judge of the rules reads ``Sent`` (every update or request the agent sends)."""
     name = step.action[0]
     out = []
     if name == "AgentReceive" or name == "AgentResume":
@@ -89,12 +91,21 @@ def events_of_step(pre, step, records=None) -> list:
     elif name == "AgentRestart":
         out.extend((c, _CLOSED) for c, cl in enumerate(pre.clients) if cl.connected)
     for c, msg in step.emitted:
+        if sent is not None:
+            word = sent.get(msg[0])
+            if word is not None:
+                out.append((c, Sent(word)))
         rec = record_of_model(msg)
         if rec is not None:
             out.append((c, rec))
         elif records is not None:
             out.extend((c, r) for r in records("agent", msg))
     return out
+
+
+#: the model's messages that are a session update or a request of the agent, as the wire names them (``Sent``)
+SENT = {"user_message": "user_message", "chunk": "user_message_chunk", "state": "state_update",
+        "tool": "tool_call_update", "perm": "session/request_permission", "notice": "notice", "error_update": "error"}
 
 
 def record_of_json(kind: str, body, rid=None):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..observed import Closed, PromptError, PromptResult, Request, ResumeRequest, ResumeResult, UserChunk, UserMessage
+from ..observed import (Closed, Left, PromptError, PromptResult, Request, ResumeRequest, ResumeResult, UserChunk,
+                        UserMessage)
 from ._judge import Judge, with_item
 
 __all__ = ['JUDGES']
@@ -101,7 +102,7 @@ def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
         if mid is None or mid == 0 or not t.attached or mid in t.known:
             return t, ""
         return t._replace(owed=with_item(t.owed, mid), known=with_item(t.known, mid)), ""
-    if mine and (k is Closed or k is ResumeRequest):  # in the session again only once a resume succeeds
+    if mine and (k is Closed or k is ResumeRequest or k is Left):  # in the session again only once a resume succeeds
         return t._replace(attached=False, owed=()), ""
     if mine and k is ResumeResult and rec.ok:
         return t._replace(attached=True, before=t.pending if t.before >= 0 else -1), ""
@@ -128,7 +129,7 @@ JUDGES = (
           "when it was inserted, unless that connection goes",
           ("RFD-ECHO-EVERY", "RFD-ID-ECHO-SAME", "RFD-ID-SAME-EVERYWHERE", "S240-RESPONSE-ECHO-LIVE",
            "RFD-INSERT-LOCAL-COMMAND", "RFD-FAIL-NO-UNDO"),
-          (PromptResult, PromptError, Request, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed),
+          (PromptResult, PromptError, Request, UserMessage, UserChunk, ResumeRequest, ResumeResult, Closed, Left),
           None, ("sometimes_echo_to_two_clients",), per="session", start=_Echo(),
           step=_every_inserted_message_echoed, rename=_rename_echo, owes=_owes_echoes,
           join=lambda t: _Echo(before=-1)),

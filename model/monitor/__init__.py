@@ -15,7 +15,8 @@ convenient):
   log is *started*: its sessions are exactly those it created (the result of
   its ``session/new``, which may come after the first updates: "Updates may
   arrive before or after this response") or resumed (``session/resume``), until
-  it closes them (``session/close``). A log may start anywhere; a connection
+  a response takes it out of one (``Message.leaves_session``). A log may start
+  anywhere; a connection
   whose start is not in it gets the benefit of the doubt.
 * **Requests per direction.** Each side numbers its own requests: a client
   request 3 and an agent request 3 can both be pending. A response pairs with a

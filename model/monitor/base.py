@@ -6,10 +6,11 @@ import json
 
 from ..composition import every_judge, wire_message
 from ..config import Rules, rule_set
-
 from ..judges import (
     Request,
     Response,
+    Sent,
+    SessionCancel,
 )
 from ..wire_rules import (
     DEFAULT_RULES,
@@ -17,12 +18,13 @@ from ..wire_rules import (
     RULES,
     Finding,
 )
+
 # public in wire_state; the short local names stay until this module's rules are split out
 from ..wire_state import Connection as _Conn
 from ..wire_state import PendingRequest as _Request
-from ..wire_state import id_key, not_a_message
 from ..wire_state import SessionRecord as _Session
 from ..wire_state import SessionView as _View
+from ..wire_state import id_key, not_a_message
 from ..wire_state import object_or_empty as _obj
 from ..wire_state import session_key as _sid
 from ..wire_state import shown_id as _show
@@ -152,19 +154,24 @@ class MonitorBase:
             m = wire_message(sender, answers=req.method, error="error" in msg)
         if m is None or m.read is None or m.record is None:
             return
-        record = m.record(m.read(msg, req.params if req is not None else None))
-        if record is None:
-            return
-        self._judge(n, record)
-        self._feed(n, conn.judged, record, "connection")
+        records = m.record(m.read(msg, req.params if req is not None else None))
         sid = req.session if req is not None else _obj(msg.get("params")).get("sessionId")
-        if sid is None:
-            return
-        key = _sid(sid)
-        view = conn.views.get(key)
-        if view is not None:
-            self._feed(n, view.judged, record)
-        self._feed_session(n, conn, sid, record)
+        for record in records if isinstance(records, list) else [records] if records is not None else []:
+            self._judge(n, record)
+            self._feed(n, conn.judged, record, "connection")
+            if sid is None:
+                continue
+            view = conn.views.get(_sid(sid))
+            if view is not None:
+                self._feed(n, view.judged, record)
+            self._feed_session(n, conn, sid, record)
+            if type(record) is SessionCancel:  # a message that cancels as session/cancel does (a close)
+                self._session(sid).last_cancel = n
+                self._cut(n, sid)
+        if m.leaves_session and "result" in msg and sid is not None:
+            view = conn.views.get(_sid(sid))
+            if view is not None:  # the connection left the session: its view is no member of it now
+                view.closed_at, view.cancel, view.expect = n, 0, None
 
     # -- input -------------------------------------------------------------------
 
@@ -223,7 +230,10 @@ class MonitorBase:
         if msg["id"] is None and "error" in msg and (other, key) not in conn.pending:
             return  # JSON-RPC: the error for a request whose id could not be read
         pending = (other, key) in conn.pending
-        if pending or (other, key) in conn.answered:
+        # a prompt's error is fed as PromptError (its code read), as a model run records it: responses.py
+        prompt_error = pending and "error" in msg and sender == "agent" \
+            and conn.pending[(other, key)].method == "session/prompt"
+        if (pending or (other, key) in conn.answered) and not prompt_error:
             self._feed(n, conn.judged, Response(other, key), "connection")
             if not pending:
                 return  # a second response: the judge said so
@@ -268,18 +278,17 @@ class MonitorBase:
         return s
 
     def _view_for_agent(self, n, conn, sid, word, request: bool = False) -> _View | None:
-        """The view an agent message (a ``word`` update or request) for ``sid`` goes to; checks it is open."""
+        """The view an agent message (a ``word`` update or request) for ``sid`` goes to; checks it is open. A judge
+        that reads every message the agent sends there (``Sent``) reads it."""
         key = _sid(sid)
         view = conn.views.get(key)
         if view is not None:
-            if view.closed_at:
-                if "after-close" not in view.flagged:
-                    view.flagged.add("after-close")
-                    self._add(n, "nothing_after_close",
-                              f"{_a(word)}{' request' * request} for session {_show(sid)} after the session/close response of line {view.closed_at}")
-                return view
+            if self.judges.reads_sent:
+                self._feed(n, view.judged, Sent(word))
             return view
         view = self._view(conn, key, _View())
+        if self.judges.reads_sent:
+            self._feed(n, view.judged, Sent(word))
         if conn.started:
             if conn.new_pending:
                 view.provisional = n

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from ..judges import (
     CancelRequest,
     Request,
@@ -18,12 +17,13 @@ from ..wire_rules import (
     USER,
     WORKING,
 )
+
 # public in wire_state; the short local names stay until this module's rules are split out
 from ..wire_state import PendingRequest as _Request
-from ..wire_state import id_key
 from ..wire_state import ResumeWindow as _Resume
 from ..wire_state import SessionRecord as _Session
 from ..wire_state import SessionView as _View
+from ..wire_state import id_key
 from ..wire_state import object_or_empty as _obj
 from ..wire_state import permission_tool_call as _permission_tool
 from ..wire_state import session_key as _sid
@@ -49,13 +49,7 @@ class CallsMixin:
         elif method == "session/cancel" and sid is not None:
             self._session(sid).last_cancel = n
             self._feed_session(n, conn, sid, SessionCancel())
-            self._cut(n, sid, close=False)
-        elif method == "session/close" and sid is not None:
-            self._session(sid).last_cancel = n
-            view = conn.views.get(_sid(sid))
-            if view is not None and view.state in WORKING and not view.closed_at:
-                view.close_needs_idle = n
-            self._cut(n, sid, close=True)
+            self._cut(n, sid)
         elif method == "session/resume" and sid is not None and req is not None:
             key = _sid(sid)
             cursor = params.get("replayFrom")
@@ -85,8 +79,9 @@ class CallsMixin:
                 self._add(n, "tool_cancel_only_if_advertised",
                           f"tool_call/cancel for {_show(tid)}, which does not advertise capabilities.cancel on this connection")
 
-    def _cut(self, n, sid, close: bool) -> None:
-        """session/cancel or session/close: the session's foreground work and prompts not yet inserted."""
+    def _cut(self, n, sid) -> None:
+        """session/cancel (or a proposal's message that cancels as it does): the session's foreground work and
+        its permission requests."""
         key = _sid(sid)
         for conn in self._members(key):
             view = conn.views.get(key)
@@ -99,9 +94,6 @@ class CallsMixin:
             for (who, _), r in conn.pending.items():
                 if _sid(r.session) != key:
                     continue
-                if who == "client" and r.method == "session/prompt":
-                    if close and not r.cut_by_close:
-                        r.cut_by_close = n
                 if who == "agent" and r.method == "session/request_permission" and not r.cut_by:
                     if view is not None and view.state in WORKING and not self._background_subject(view, r):
                         r.cut_by = n

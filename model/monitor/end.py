@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-
 from ..wire_rules import (
     Finding,
 )
+
 # public in wire_state; the short local names stay until this module's rules are split out
 from ..wire_state import Connection as _Conn
 from ..wire_state import shown_id as _show

@@ -1,8 +1,7 @@
-"""The monitor on responses: to session/new, session/prompt, session/resume, session/close, tool_call/cancel
-and the client's answers to permission requests."""
+"""The monitor on responses: to session/new, session/prompt, session/resume, tool_call/cancel and the client's
+answers to permission requests (a proposal's responses: ``base.MonitorBase._proposal_record``)."""
 
 from __future__ import annotations
-
 
 from ..judges import (
     PromptError,
@@ -12,9 +11,11 @@ from ..judges import (
 from ..wire_rules import (
     FINAL_TOOL,
 )
-# public in wire_state; the short local names stay until this module's rules are split out
 from ..wire_state import PendingRequest as _Request
 from ..wire_state import SessionView as _View
+
+# public in wire_state; the short local names stay until this module's rules are split out
+from ..wire_state import id_key
 from ..wire_state import object_or_empty as _obj
 from ..wire_state import permission_tool_call as _permission_tool
 from ..wire_state import session_key as _sid
@@ -56,24 +57,13 @@ class ResponsesMixin:
         elif method == "session/prompt":
             if ok:
                 self._prompt_result(n, conn, req, msg["result"])
-            elif sid is not None:
-                self._feed_session(n, conn, sid, PromptError(None, error.get("code")))
-            if not ok and req.cut_by_close and error.get("code") != -32800:
-                self._add(n, "close_answers_prompts_cancelled",
-                          f"a prompt pending at the session/close of line {req.cut_by_close} is answered with error "
-                          f"{error.get('code')!r}, not -32800")
+            else:
+                rec = PromptError(id_key(msg.get("id")), error.get("code"))
+                self._feed(n, conn.judged, rec, "connection")
+                if sid is not None:
+                    self._feed_session(n, conn, sid, rec)
         elif method == "session/resume" and sid is not None:
             self._resume_response(n, conn, req, sid, ok, error)
-        elif method == "session/close" and sid is not None and ok:
-            view = conn.views.get(_sid(sid))
-            if view is not None:
-                if view.close_needs_idle:
-                    self._add(n, "close_ends_work_first",
-                              f"session/close (line {view.close_needs_idle}) of active work answered before its idle cancelled")
-                view.close_needs_idle = 0
-                view.closed_at = n
-                view.cancel = 0
-                view.expect = None
         elif method == "tool_call/cancel" and sid is not None:
             view = conn.views.get(_sid(sid))
             tid = req.params.get("toolCallId")

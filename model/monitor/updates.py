@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-
 from ..judges import (
     record_of_json,
 )
 from ..wire_rules import (
     WORKING,
 )
+
 # public in wire_state; the short local names stay until this module's rules are split out
 from ..wire_state import SessionRecord as _Session
 from ..wire_state import SessionView as _View
@@ -108,8 +108,8 @@ class UpdatesMixin:
                   and session.last_cancel <= view.idle_line):
                 since = f"since the idle of line {view.idle_line}" if view.idle_line else "in the log"
                 self._add(n, "cancelled_only_when_cancelled",
-                          f"work ends with stopReason cancelled, but no session/cancel, session/close or $/cancel_request "
-                          f"of a prompt for session {_show(sid)} came {since}")
+                          f"work ends with stopReason cancelled, but no session/cancel, $/cancel_request of a prompt or "
+                          f"other cancellation for session {_show(sid)} came {since}")
         if working:
             if view.cancel:
                 for key, line in view.cancel_perms.items():
@@ -119,8 +119,6 @@ class UpdatesMixin:
                                   f"the cancelled work ended while its permission request {key} (line {line}) was pending "
                                   "and not cancelled with $/cancel_request")
                 view.cancel, view.cancel_perms = 0, {}
-            if view.close_needs_idle and stop in (None, "cancelled"):
-                view.close_needs_idle = 0
         view.state = "idle"
         view.idle_line = n
         if stop is not None:

@@ -57,7 +57,7 @@ def properties_of(rules) -> list[Property]:
 
     A proposal's ``eventually`` property of a judge reads that judge's memory in ``System.seen``,
     whose place depends on the judges the rule set runs: it is bound to it here."""
-    if not rules.proposals:
+    if not rules.all_proposals:
         return PROPERTIES
     comp = composition(rules)
     at = {j.id: k for k, j in enumerate(comp.judges.stateful)}
@@ -75,7 +75,7 @@ def property_by_id(pid: str, rules=None) -> Property:
     p = BY_ID.get(pid)
     if p is not None:
         return p
-    if rules is not None and rules.proposals:
+    if rules is not None and rules.all_proposals:
         for prop in properties_of(rules):
             if prop.id == pid:
                 return prop

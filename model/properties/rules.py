@@ -400,12 +400,14 @@ def client_completion_belief_is_true(s: System):
 
 @prop("always", witnesses=("sometimes_work_ends", "sometimes_failure_ends_work"))
 def client_sees_current_state(s: System):
-    """While no connection has been lost, a client that has received everything sees the current foreground state."""
+    """While no connection has been lost, a client in the session that has received everything sees its state.
+
+    The current foreground state, that is; a client whose connection left the session is told nothing more."""
     if s.used.losses or s.used.restarts:
         return None  # resumed clients: see resumed_client_sees_current_state
     a = s.agent
     for c, cl in enumerate(s.clients):
-        if not s.down[c] and cl.fg != a.fg:
+        if not s.down[c] and a.attached >> c & 1 and cl.fg != a.fg:
             return f"client {c} has received everything and believes the session is {cl.fg}; it is {a.fg}"
     return None
 

@@ -29,7 +29,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..config import EXTRA_LIMITS, LIMITS
+from ..config import EXTRA_LIMITS, IMPLICIT, LIMITS
 
 __all__ = ["Bound", "Document", "Fault", "Flag", "Message", "Proposal", "ProposalError", "PROPOSALS", "StateSpec",
            "flag_of",
@@ -103,6 +103,8 @@ class Message:
     record: Callable | None = None
     #: the JSON Schema of its ``params`` (a request or notification) or its ``result``/``error`` (a response)
     schema: dict | None = None
+    #: a success response after which the connection is no longer in the session (a close)
+    leaves_session: bool = False
 
     @property
     def request(self) -> bool:
@@ -184,6 +186,9 @@ class Proposal:
     members: tuple = ()
     #: faults a rule of it must catch (``Fault``), one or more per rule
     faults: tuple = ()
+    #: a text it is part of ("rfd+2.4.0": the 2.4.0 schema's own): every rule set that follows that text composes
+    #: it without naming it (``Rules.all_proposals``); "" for a proposal a variant composes
+    spec: str = ""
 
     def flag(self, name: str) -> Flag:
         for f in self.flags:
@@ -244,6 +249,9 @@ def registry() -> dict[str, Proposal]:
                 raise ProposalError(f"bound {bound.name!r} of {p.name!r} is already a bound")
             EXTRA_LIMITS[bound.name] = bound.limit
     PROPOSALS.update(found)
+    for p in found.values():
+        if p.spec:
+            IMPLICIT[p.spec] = tuple(sorted(IMPLICIT.get(p.spec, ()) + (p.name,)))
     return PROPOSALS
 
 

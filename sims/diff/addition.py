@@ -75,8 +75,10 @@ class Addition:
 
 
 def added(base: Rules, new: Rules) -> tuple[str, ...]:
-    """The proposals ``new`` composes and ``base`` does not (a fault's proposal counts as its proposal)."""
-    have = {p.split("!")[0] for p in base.proposals}
+    """The proposals ``new`` composes and ``base`` does not (a fault's proposal counts as its proposal). A feature
+    of a text ``new`` follows (``Proposal.spec``) is part of that text, not an addition: ``rfd`` to ``rfd+2.4.0``
+    is a change of the spec, diffed as one."""
+    have = {p.split("!")[0] for p in base.all_proposals}
     return tuple(p for p in new.proposals if p.split("!")[0] not in have)
 
 
