@@ -4,8 +4,9 @@
 it on this one, between the agent's own steps (``session.LiveSession``). It answers
 ``initialize``, ``session/new``, ``session/list``, ``session/prompt``, ``session/cancel``,
 ``$/cancel_request``, ``session/resume`` and ``session/close`` and the client's answers to its
-``session/request_permission``; any other request gets -32601. At end of input it judges what the
-client still owes, writes the report and returns it.
+``session/request_permission``; any other request gets -32601. Every line it reads and writes goes
+to ``trace``'s rules as it is recorded (``judge.WireJudge``). At end of input it finishes what it
+can do alone (asking its client nothing more), judges what is still owed, and returns the report.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import threading
 import time
 
+from .judge import WireJudge
 from .policy import BUDGETS, policy
 from .session import LiveSession
 
@@ -24,8 +26,16 @@ __all__ = ["Agent", "run"]
 _EOF = object()
 
 
+#: the protocol version the agent speaks (ACP's version negotiation: it answers with this one
+#: whatever the client asks for, "the latest version it supports")
+PROTOCOL_VERSION = 2
+
+
 class Agent:
-    def __init__(self, rules, policy_name: str, seed: int, out, record=None, grace: float = 1.0):
+    def __init__(self, rules, policy_name: str, seed: int, out, record=None, grace: float = 1.0, validator=None,
+                 err=None):
+        #: trace's rules, under the rule set as named (``rules`` below is the model agent's reading of it)
+        self.judge = WireJudge(rules, validator)
         if rules.cancel_rejects_held == "must":
             # 2.4.0 read to the letter, as `trace --model` reads it: the prompts a session/cancel covers
             # are answered -32800 at some point after it, each a step of its own. ("must" rejects them
@@ -36,6 +46,7 @@ class Agent:
         self.policy = policy(policy_name, seed)
         self.budgets = BUDGETS[policy_name]
         self.out, self.record = out, record
+        self.err = err if err is not None else sys.stderr
         self.grace = grace
         self.sessions: dict[str, LiveSession] = {}
         self.line = 0
@@ -57,11 +68,12 @@ class Agent:
 
     def _log(self, side: str, msg=None, raw: str | None = None) -> None:
         self.line += 1
+        entry = {"conn": "c0", "from": side}
+        entry.update({"raw": raw} if raw is not None else {"msg": msg})
         if self.record is not None:
-            entry = {"conn": "c0", "from": side}
-            entry.update({"raw": raw} if raw is not None else {"msg": msg})
             self.record.write(json.dumps(entry, separators=(",", ":")) + "\n")
             self.record.flush()
+        self.judge.feed(self.line, entry)
 
     def _answer(self, req: dict, result=None, error: tuple | None = None) -> None:
         if "id" not in req:
@@ -145,6 +157,11 @@ class Agent:
         self._emit(self.policy.rng.choice(busy).act())
         return "step"
 
+    def hang_up(self) -> None:
+        """The client closed its side: the agent asks it nothing more (no permission request)."""
+        for s in self.sessions.values():
+            s.alone = True
+
     def finish(self) -> dict:
         for s in self.sessions.values():
             s.finish()
@@ -154,7 +171,15 @@ class Agent:
 def _initialize(agent: Agent, msg, params, now) -> None:
     from acp_lifecycle import __version__
 
-    agent._answer(msg, {"protocolVersion": 2,
+    asked = params.get("protocolVersion")
+    if asked != PROTOCOL_VERSION:
+        # ACP's version negotiation: "If the Agent supports the requested version, it MUST respond
+        # with the same version. Otherwise, the Agent MUST respond with the latest version it supports."
+        # The client then closes the connection if it does not speak v2; its user learns why here.
+        print(f"acp-lifecycle agent: the client asked for protocol version {json.dumps(asked)}, answered "
+              f"{PROTOCOL_VERSION} (v2 only); for a v1 client: acp-lifecycle bridge serve --to v1 -- acp-lifecycle agent",
+              file=agent.err, flush=True)
+    agent._answer(msg, {"protocolVersion": PROTOCOL_VERSION,
                         "info": {"name": "acp-lifecycle-agent", "title": "The acp-lifecycle model agent",
                                  "version": __version__},
                         "capabilities": {"session": {}}, "authMethods": []})
@@ -163,7 +188,7 @@ def _initialize(agent: Agent, msg, params, now) -> None:
 def _new(agent: Agent, msg, params, now) -> None:
     key = f"sess_{len(agent.sessions) + 1}"
     agent.sessions[key] = LiveSession(key, len(agent.sessions) + 1, agent.rules, agent.budgets, agent.policy.choose,
-                                      agent.grace)
+                                      agent.grace, shoulds=not agent.policy.skips_shoulds)
     agent._answer(msg, {"sessionId": key})
 
 
@@ -255,21 +280,38 @@ _METHODS = {"initialize": _initialize, "session/new": _new, "session/list": _lis
 
 
 def report(agent: Agent) -> dict:
-    """What the agent did and what it found of the client's side."""
+    """What the agent did and what it found, each finding with whose it is (``by``: "client" or
+    "agent") and what judged it (``judge``): ``trace``'s rules on the record ("trace": ``trace`` on
+    the ``--record`` file reports the same), or the model client's rules, which need the agent's
+    clock ("model")."""
+    findings = list(agent.judge.findings())
     sessions = []
     for s in agent.sessions.values():
-        sessions.append({"session": s.key, "steps": s.steps, "closed": s.closed,
-                         "client_findings": s.findings, "notes": s.notes})
+        sessions.append({"session": s.key, "steps": s.steps, "closed": s.closed, "notes": s.notes})
+        for f in s.findings:
+            findings.append({"line": f["line"], "property": f["property"],
+                             "severity": "violation" if f["level"] == "MUST" else "warning", "message": f["message"],
+                             "clause": f.get("clause", ""), "quote": " ".join(f.get("quote", "").split()),
+                             "level": f["level"],
+                             "by": "client", "judge": "model", "session": s.key})
+    findings.sort(key=lambda f: (f["line"] or 0, f["property"]))
+
+    def count(by: str, severity: str) -> int:
+        return sum(1 for f in findings if f["by"] == by and f["severity"] == severity)
+
     return {"policy": agent.policy.name, "seed": agent.policy.seed, "rules": agent.rules.name,
-            "lines": agent.line, "sessions": sessions,
-            "client_violations": sum(len(s["client_findings"]) for s in sessions)}
+            "skips_shoulds": agent.policy.skips_shoulds, "schema": agent.judge.monitor.validator is not None,
+            "lines": agent.line, "sessions": sessions, "findings": findings,
+            "client_violations": count("client", "violation"), "client_warnings": count("client", "warning"),
+            "agent_violations": count("agent", "violation"), "agent_warnings": count("agent", "warning")}
 
 
 def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None, grace: float = 1.0,
-        idle_timeout: float | None = None) -> dict:
-    """Serve one connection until end of input (or ``idle_timeout`` seconds without a message); the report."""
+        idle_timeout: float | None = None, validator=None, err=None) -> dict:
+    """Serve one connection until end of input (or ``idle_timeout`` seconds without a message); the report.
+    ``validator``: the v2 schema's, to judge every message as ``trace`` does (None: no schema check)."""
     stdin = stdin or sys.stdin
-    agent = Agent(rules, policy_name, seed, stdout or sys.stdout, record, grace)
+    agent = Agent(rules, policy_name, seed, stdout or sys.stdout, record, grace, validator, err)
     lines: queue.Queue = queue.Queue()
 
     def read() -> None:
@@ -296,7 +338,9 @@ def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None
             break
         last = time.monotonic()
         agent.handle(item)
-    # End of input: the agent finishes what it can do alone (its output may still be read: `cat | agent`).
+    # End of input: the agent finishes what it can do alone (its output may still be read: `cat | agent`),
+    # asking its client nothing more.
+    agent.hang_up()
     try:
         for _ in range(10_000):
             if agent.tick(wait=False) != "step":
