@@ -250,29 +250,37 @@ def test_the_agent_does_what_a_should_asks_unless_its_policy_says_it_does_not(na
         assert all(u["error"]["code"] == -32000 for u in idle) and report["findings"] == []
 
 
-def test_a_v1_client_is_answered_version_2_and_told_to_put_the_bridge_in_front():
+def test_a_v1_client_is_refused_as_version_negotiation_says_and_told_to_put_the_bridge_in_front():
     """It answered a v1 `initialize` with protocol version 2 and nothing more, and a v1 client then
-    failed on the first permission request. ACP's version negotiation: "Otherwise, the Agent MUST
-    respond with the latest version it supports"; and one line on stderr says what to do."""
+    failed on the first permission request. As the 2.4.0 SDK's v2 agent: -32022, "No protocol
+    version supported by the Agent is at or below the requested version", with the versions it
+    supports; a newer version is answered 2 ("the latest version it supports"); and one line on
+    stderr says what to do."""
     v1 = rpc(0, "initialize", protocolVersion=1, clientCapabilities={}, clientInfo={"name": "v1", "version": "1"})
-    for init, hinted in ((v1, True), (OPEN[0], False)):
+    v3 = rpc(0, "initialize", protocolVersion=3, info={"name": "t", "version": "1"}, capabilities={})
+    for init, answered in ((v1, None), (OPEN[0], 2), (v3, 2)):
         out, err = io.StringIO(), io.StringIO()
-        run(S240_RULES, "eager", 0, io.StringIO(init + "\n"), out, err=err)
-        assert json.loads(out.getvalue().splitlines()[0])["result"]["protocolVersion"] == 2
+        run(S240_RULES, "eager", 0, io.StringIO("\n".join([init, OPEN[1]]) + "\n"), out, err=err)
+        first, second = map(json.loads, out.getvalue().splitlines()[:2])
         lines = err.getvalue().splitlines()
-        if hinted:
+        if answered is None:
+            assert first == {"jsonrpc": "2.0", "id": 0, "error": {
+                "code": -32022, "message": "Unsupported protocol version", "data": {"requested": 1, "supported": [2]}}}
+            assert second["error"]["code"] == -32600  # not initialized: its session/new is refused
             (hint,) = lines
-            assert "asked for protocol version 1, answered 2" in hint and "bridge serve --to v1 -- acp-lifecycle agent" in hint
+            assert "asked for protocol version 1" in hint and "bridge serve --to v1 -- acp-lifecycle agent" in hint
         else:
-            assert lines == []
+            assert first["result"]["protocolVersion"] == answered and "result" in second and lines == []
 
 
 def test_unknown_methods_and_bad_lines_get_json_rpc_errors():
     out = io.StringIO()
     run(S240_RULES, "eager", 0, io.StringIO("\n".join(OPEN + ["{not json", rpc(7, "session/fork"),
                                                                      prompt(8, "x").replace("sess_1", "sess_9")]) + "\n"), out)
-    errors = [json.loads(line)["error"]["code"] for line in out.getvalue().splitlines() if "error" in line]
-    assert errors == [-32700, -32601, -32602]
+    errors = [json.loads(line)["error"] for line in out.getvalue().splitlines() if "error" in line]
+    assert [e["code"] for e in errors] == [-32700, -32601, -32002]
+    # 2.4.0: an unknown session is -32002 (Resource not found) with SessionNotFoundErrorData
+    assert errors[-1]["data"] == {"sessionId": "sess_9"}
 
 
 def test_the_command_refuses_an_existing_record_without_force(tmp_path, capsys):

@@ -26,8 +26,7 @@ __all__ = ["Agent", "run"]
 _EOF = object()
 
 
-#: the protocol version the agent speaks (ACP's version negotiation: it answers with this one
-#: whatever the client asks for, "the latest version it supports")
+#: the protocol version the agent speaks
 PROTOCOL_VERSION = 2
 
 
@@ -123,7 +122,11 @@ class Agent:
     def _session(self, msg: dict, params: dict) -> LiveSession | None:
         s = self.sessions.get(params.get("sessionId"))
         if s is None or s.closed:
-            self._answer(msg, error=(-32602, f"Unknown session: {params.get('sessionId')!r}"))
+            # 2.4.0: -32002 (Resource not found) "when a session-scoped request names a session that
+            # does not exist or is not active", its data the session id (SessionNotFoundErrorData)
+            if "id" in msg:
+                self.send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                    "code": -32002, "message": "Resource not found", "data": {"sessionId": params.get("sessionId")}}})
             return None
         return s
 
@@ -169,16 +172,28 @@ class Agent:
 
 
 def _initialize(agent: Agent, msg, params, now) -> None:
+    """ACP's version negotiation as the 2.4.0 SDK's v2 agent does it: a client that asks for this
+    version or a newer one is answered with this one ("the latest version it supports"); one that
+    asks for an older one gets -32022 (Unsupported protocol version: "No protocol version supported
+    by the Agent is at or below the requested version") with the versions it supports, and its user
+    a line on stderr: put the bridge in front."""
     from acp_lifecycle import __version__
 
     asked = params.get("protocolVersion")
-    if asked != PROTOCOL_VERSION:
-        # ACP's version negotiation: "If the Agent supports the requested version, it MUST respond
-        # with the same version. Otherwise, the Agent MUST respond with the latest version it supports."
-        # The client then closes the connection if it does not speak v2; its user learns why here.
-        print(f"acp-lifecycle agent: the client asked for protocol version {json.dumps(asked)}, answered "
-              f"{PROTOCOL_VERSION} (v2 only); for a v1 client: acp-lifecycle bridge serve --to v1 -- acp-lifecycle agent",
-              file=agent.err, flush=True)
+    if type(asked) is not int or asked < 0:
+        agent.initialized = False
+        agent._answer(msg, error=(-32602, "Invalid params: protocolVersion must be a non-negative integer"))
+        return
+    if asked < PROTOCOL_VERSION:
+        agent.initialized = False
+        print(f"acp-lifecycle agent: the client asked for protocol version {asked}; this agent speaks "
+              f"{PROTOCOL_VERSION} only (answered -32022); for a v1 client: acp-lifecycle bridge serve --to v1 -- "
+              "acp-lifecycle agent", file=agent.err, flush=True)
+        if "id" in msg:
+            agent.send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": -32022, "message": "Unsupported protocol version",
+                "data": {"requested": asked, "supported": [PROTOCOL_VERSION]}}})
+        return
     agent._answer(msg, {"protocolVersion": PROTOCOL_VERSION,
                         "info": {"name": "acp-lifecycle-agent", "title": "The acp-lifecycle model agent",
                                  "version": __version__},

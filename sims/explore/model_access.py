@@ -259,7 +259,8 @@ def to_data(value):
 def agent_config(**budgets) -> Config:
     """The bounds of a live model agent: one session, one client per connection, budgets far above a test's needs."""
     base = Config(name="agent", clients=1, prompts=10_000, alphabet=("a", "/c"), cancels=10_000, resumes=10_000,
-                  down_latency=True, hold=True, hook=True, reserve=True, live_only=True, chunks=True)
+                  down_latency=True, hold=True, hook=True, reserve=True, live_only=True, chunks=True,
+                  withdraw_permission=True)
     return replace(base, **budgets)
 
 
@@ -298,8 +299,9 @@ def live_agent_steps(state: System, steps: list[Step], alone: bool = False, shou
 
 def _asks(action: tuple) -> bool:
     """Does the step send the client a request (a permission request)?"""
-    return action[0] == "AgentRequestPermission" or (action[0] in ("AgentBeginWork", "AgentInitiateWork")
-                                                     and "blocked" in action)
+    if action[0] == "AgentRequestPermission":
+        return "withdrawn" not in action  # withdrawing one asks nothing
+    return action[0] in ("AgentBeginWork", "AgentInitiateWork") and "blocked" in action
 
 
 def receipt_steps(steps: list[Step]) -> list[Step]:
