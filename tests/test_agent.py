@@ -82,16 +82,18 @@ class _Blocking(Policy):
         return min(steps, key=rank)
 
 
-def _blocked(policy: str = "lazy", record=None) -> tuple[Agent, io.StringIO, dict]:
+def _blocked(policy: str = "lazy", record=None, grace: float = 0.0) -> tuple[Agent, io.StringIO, dict]:
     """An agent whose work is blocked on a permission request to its client: (agent, its output, the request)."""
     out = io.StringIO()
-    agent = Agent(S240_RULES, policy, 0, out, record if record is not None else io.StringIO(), grace=0.0)
+    agent = Agent(S240_RULES, policy, 0, out, record if record is not None else io.StringIO(), grace=grace)
     agent.policy = _Blocking("blocking", 0, 0.0, 0.0)  # lazy: a permission budget
     for line in OPEN + [prompt(2, "run the tests")]:
         agent.handle(line)
     for s in agent.sessions.values():
         s.choose = agent.policy.choose
-    while agent.tick() == "step":
+    while "session/request_permission" not in out.getvalue() and agent.tick() == "step":
+        pass
+    while policy == "lazy" and agent.tick() == "step":  # lazy: no failure in its budget, nothing else to do
         pass
     sent = [json.loads(line) for line in out.getvalue().splitlines()]
     return agent, out, next(m for m in sent if m.get("method") == "session/request_permission")
@@ -213,6 +215,24 @@ def test_once_its_client_hung_up_the_agent_asks_it_nothing():
     updates = [m["params"]["update"] for m in sent if m.get("method") == "session/update"]
     assert {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"} in updates
     assert report["findings"] == []
+
+
+@pytest.mark.parametrize("stamped", [True, False])
+def test_the_client_is_judged_by_when_its_answer_arrived_not_when_the_agent_read_it(stamped):
+    """The client stops the work and, at once, answers its permission request `selected`; both lines
+    arrive before the agent, busy, handles the session/cancel and writes the `$/cancel_request`.
+    Judged by when the agent read the answer, more than --grace after that write, the client was
+    found to answer a withdrawn request `selected` (the agent's own checks of what it records slow
+    it); judged by when the answer arrived, it is not."""
+    agent, out, perm = _blocked(grace=0.05)
+    cancelled = arrived = time.monotonic()  # both lines are on their way
+    agent.handle(rpc(None, "session/cancel", sessionId="sess_1"), cancelled)
+    withdrawn = {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": perm["id"]}}
+    assert withdrawn in [json.loads(line) for line in out.getvalue().splitlines()]
+    time.sleep(0.1)  # the agent reads the answer later than --grace after it wrote the withdrawal
+    agent.handle(_answer(perm, "selected"), arrived if stamped else None)
+    found = {f["property"] for f in _hang_up(agent)["findings"]}
+    assert found == (set() if stamped else {"cancelled_permission_answered_cancelled"})
 
 
 class _Fails(Policy):

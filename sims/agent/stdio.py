@@ -55,9 +55,15 @@ class Agent:
 
     # --- output -------------------------------------------------------------------------------
     def send(self, msg: dict) -> None:
-        text = json.dumps(msg, separators=(",", ":"))
-        self.out.write(text + "\n")
+        self._write(msg)
+        self._sent(msg)
+
+    def _write(self, msg: dict) -> None:
+        self.out.write(json.dumps(msg, separators=(",", ":")) + "\n")
         self.out.flush()
+
+    def _sent(self, msg: dict) -> None:
+        """Record and judge a message written (after the write: the client is not kept waiting)."""
         self._log("agent", msg)
         if "method" not in msg and msg.get("id") is not None:
             self.pending.discard(json.dumps(msg["id"]))  # answered
@@ -83,7 +89,10 @@ class Agent:
             self.send({"jsonrpc": "2.0", "id": req["id"], "result": result if result is not None else {}})
 
     # --- input --------------------------------------------------------------------------------
-    def handle(self, text: str) -> None:
+    def handle(self, text: str, arrived: float | None = None) -> None:
+        """One line from the client; ``arrived``: when it was read from stdin (the client's rules
+        judge it as sent then, not when the agent got round to it)."""
+        now = time.monotonic() if arrived is None else arrived
         try:
             msg = json.loads(text)
         except ValueError:
@@ -99,7 +108,6 @@ class Agent:
             error = {"code": -32600, "message": f"Invalid Request: {problem}"}
             self.send({"jsonrpc": "2.0", "id": None, "error": error})
             return
-        now = time.monotonic()
         if "method" not in msg:
             self._response(msg, now)
             return
@@ -131,8 +139,13 @@ class Agent:
         return s
 
     def _emit(self, messages: list[dict] | None) -> None:
-        for m in messages or ():
-            self.send(m)
+        """Write what a step sends, then record and judge it: the client's rules take each message
+        as written when the step was taken (``LiveSession.sent_at``)."""
+        messages = messages or ()
+        for m in messages:
+            self._write(m)
+        for m in messages:
+            self._sent(m)
 
     def _response(self, msg: dict, now: float) -> None:
         owner = self.perm_owner.pop(msg.get("id"), None) if isinstance(msg.get("id"), str) else None
@@ -333,7 +346,7 @@ def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None
         for raw in stdin:
             raw = raw.rstrip("\r\n")
             if raw.strip():
-                lines.put(raw)
+                lines.put((raw, time.monotonic()))
         lines.put(_EOF)
 
     threading.Thread(target=read, name="stdin", daemon=True).start()
@@ -352,7 +365,7 @@ def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None
         if item is _EOF:
             break
         last = time.monotonic()
-        agent.handle(item)
+        agent.handle(*item)
     # End of input: the agent finishes what it can do alone (its output may still be read: `cat | agent`),
     # asking its client nothing more.
     agent.hang_up()

@@ -259,8 +259,7 @@ def to_data(value):
 def agent_config(**budgets) -> Config:
     """The bounds of a live model agent: one session, one client per connection, budgets far above a test's needs."""
     base = Config(name="agent", clients=1, prompts=10_000, alphabet=("a", "/c"), cancels=10_000, resumes=10_000,
-                  down_latency=True, hold=True, hook=True, reserve=True, live_only=True, chunks=True,
-                  withdraw_permission=True)
+                  down_latency=True, hold=True, hook=True, reserve=True, live_only=True, chunks=True)
     return replace(base, **budgets)
 
 
@@ -278,9 +277,10 @@ _CLIENT_ACTION = {"prompt": "ClientSubmitPrompt", "cancel_req": "ClientCancelReq
 def live_agent_steps(state: System, steps: list[Step], alone: bool = False, shoulds: bool = True) -> list[Step]:
     """The agent's own choices among the enabled steps (no receipt, no fault of the environment).
 
-    Left out: a failure that ends work blocked on a permission request and leaves the request
-    open (the failure that withdraws it with ``$/cancel_request`` is taken: a client would keep its
-    dialog open for good); a tool call of cancelled work set running (``in_progress``) while the
+    Left out: a failure that ends work blocked on a permission request (left open, a client would
+    keep its dialog open for good; withdrawn, ``Config.withdraw_permission``, a client answering it
+    at that moment crosses the withdrawal, and the agent's clock cannot tell that race from a
+    client that ignored it: the live agent's config leaves the switch off); a tool call of cancelled work set running (``in_progress``) while the
     session was last reported ``requires_action`` (the model allows it: cancelled work may still
     update its tool calls; the 2.4.0 rule ``requires_action_then_running`` of ``trace`` does not:
     progress without ``running``). With ``alone`` (the client closed its side) every step that
