@@ -157,9 +157,7 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
         if not rules.lenient:
             return
         label = label + ("keeps-permission-request",)
-        # It stops waiting for the request all the same; the request stays out, for the agent to
-        # withdraw later (``Config.withdraw_permission``: ``AgentRequestPermission(c, "withdrawn")``) or never.
-        a = a._replace(work=a.work._replace(perm=pid))
+        a = a._replace(work=a.work._replace(perm=pid))  # not waited for; withdrawn later (_withdraw) or never
     out.append(Step(label, commit(s, a, o), tuple(o.emitted)))
 
 
@@ -446,9 +444,8 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
             w2 = w._replace(tools=replace_at(w.tools, k, (tid, nxt_status)))
             out.append(Step(("AgentToolCall", tid, event), commit(s, a._replace(work=w2), o), tuple(o.emitted)))
         if used.refinements < cfg.tool_refinements:
-            # An update without a status: "omitted fields are unchanged"; or one that repeats the
-            # status the call has (opencode repeats `in_progress` once the permission is answered):
-            # it changes nothing either.
+            # An update without a status ("omitted fields are unchanged"), or repeating the
+            # call's status (opencode's `in_progress` after the approval): it changes nothing.
             for event, same in (("refine", None), ("repeat", status)):
                 o = Outbox(s)
                 o.broadcast(("tool", tid, same, False))
@@ -470,36 +467,15 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
 
 
 def _withdraw(s: System, pid: int) -> list[Step]:
-    """The agent withdraws permission request ``pid`` of cancelled work, which it no longer waits
-    for and kept out at the cancel (a lenient agent: ``keeps-permission-request``), with
-    `$/cancel_request` to the client holding it (``Config.withdraw_permission``; the label is the
-    permission request's, ``AgentRequestPermission(c, "withdrawn")``). 2.4.0: after `session/cancel`
-    the agent "SHOULD cancel each of them with `$/cancel_request`", at no set moment: an agent stops
-    its work and its requests concurrently, and a bridge withdraws a v1 agent's request when the v1
-    turn ends. (The SHOULD's property, ``cancelled_permission_requests_cancelled``, asks for it in
-    the step that receives the cancel: only a lenient agent withdraws later.)"""
-    a = s.agent
-    a2 = a._replace(work=a.work._replace(perm=0))
-    out = []
-    for c in range(len(s.clients)):
-        if _perm_client(s, c, pid):
-            o = Outbox(s)
-            o.send(c, ("perm_cancel", pid))
-            out.append(Step(("AgentRequestPermission", c, WITHDRAWN), commit(s, a2, o), tuple(o.emitted)))
-    return out
-
-
-#: the label tail of the step that withdraws a permission request of cancelled work
-WITHDRAWN = "withdrawn"
-
-
-def _send_withdrawal(s: System, o: Outbox, pid: int) -> None:
-    """`$/cancel_request` for permission request ``pid`` to the client that holds it: the sender of a
-    request "cancels an ongoing request" it no longer needs (2.4.0, ProtocolLevel); after
-    `session/cancel` it "SHOULD cancel each of them", at no set moment."""
-    for c in range(len(s.clients)):
-        if _perm_client(s, c, pid):
-            o.send(c, ("perm_cancel", pid))
+    """A lenient agent withdraws the permission request of cancelled work it kept at the cancel
+    (``Config.withdraw_permission``). 2.4.0: it "SHOULD cancel each of them with `$/cancel_request`",
+    at no set moment (the SHOULD's property reads it as the step receiving the cancel)."""
+    a, steps = s.agent._replace(work=s.agent.work._replace(perm=0)), []
+    for c in (c for c in range(len(s.clients)) if _perm_client(s, c, pid)):
+        o = Outbox(s)
+        o.send(c, ("perm_cancel", pid))
+        steps.append(Step(("AgentRequestPermission", c, "withdrawn"), commit(s, a, o), tuple(o.emitted)))
+    return steps
 
 
 def _request_orders(cfg: Config) -> tuple[bool, ...]:
@@ -628,10 +604,9 @@ def end(
         for k, (tid, status) in enumerate(tools):
             if status not in ("completed", "failed"):
                 o.broadcast(("tool", tid, TOOL[(status, "fail")], False))
-    if WITHDRAWS in label and w.perm:
-        # The work ends (a failure) while it waits for a permission answer: the agent withdraws the
-        # request it will no longer wait for, before the idle (``Config.withdraw_permission``).
-        _send_withdrawal(s, o, w.perm)
+    if "withdraws-permission" in label and w.perm:  # a failure ends work blocked on it: withdrawn first
+        for c in (c for c in range(len(s.clients)) if _perm_client(s, c, w.perm)):
+            o.send(c, ("perm_cancel", w.perm))
     ended = frozenset(t for t, _ in tools)
     stragglers = ()
     if rules.tool_update_after_idle and tools:
@@ -672,9 +647,7 @@ def agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     used = s.used
     if cfg.reject_resume:
-        for c, chan in enumerate(s.up):
-            if chan and chan[0][0] == "resume":
-                out.append(_reject_resume(s, c))
+        out.extend(_reject_resume(s, c) for c, up in enumerate(s.up) if up and up[0][0] == "resume")
     # A buggy agent's straggling tool update after the idle.
     for tid in a.stragglers:
         o = Outbox(s)
@@ -711,11 +684,8 @@ def agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
 
 
 def _reject_resume(s: System, c: int) -> Step:
-    """The agent answers the `session/resume` at the head of client c's channel with an error and
-    attaches no one (``Config.reject_resume``): a resume naming a session the agent does not know,
-    which the model's one session stands for here, as a fault of the environment (a session/prompt
-    for such a session is the model's rejection of a prompt, ``AgentRejectPrompt``). Nothing of the
-    session changes; the client is told by the error (``clients.client_receive``)."""
+    """The resume heading c's channel rejected, no one attached (``Config.reject_resume``): a session
+    the agent does not know, a fault of the environment for the model's one session."""
     msg = s.up[c][0]
     s = s._replace(up=replace_at(s.up, c, s.up[c][1:]))
     o = Outbox(s)
@@ -755,8 +725,7 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
     # supplied no error details."
     steps = []
     keeps = (False, True) if rules.lenient and w.tools else (False,)
-    # blocked on a permission request: the request stays out, or the agent withdraws it before the idle
-    withdraws = ((), (WITHDRAWS,)) if w.perm and cfg.withdraw_permission else ((),)
+    withdraws = ((), ("withdraws-permission",)) if w.perm and cfg.withdraw_permission else ((),)
     for label, code in ((("AgentFailWork", "stops-work"), ERR_FAILURE), (("AgentFailWork", "stops-work", "no-details"), 0)):
         shown = code if rules.error_details else 0
         for keep in keeps:
@@ -764,12 +733,9 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
                 # lenient: the SHOULD to fail unfinished tool calls first is skipped
                 tail = (("tools-left",) if keep else ()) + withdraw
                 step = _parts.of(rules).end(s, cfg, rules, label + tail, "error", shown, rules.failure_report, keep)
-                steps.append(step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted))
+                state = step.state._replace(used=spent)
+                steps.append(step._replace(state=state, emitted=tuple(o.emitted) + step.emitted))
     return steps
-
-
-#: the label tail of a failure that withdraws the permission request its work was blocked on
-WITHDRAWS = "withdraws-permission"
 
 
 def _lose(s: System, c: int) -> Step:
@@ -783,8 +749,7 @@ def _lose(s: System, c: int) -> Step:
     down = s.down
     if a.work is not None and a.work.perm and _perm_client(s, c, a.work.perm):
         # The permission request went to the lost client: the agent treats it as
-        # not approved and goes on (reporting `running` if it reported the block;
-        # cancelled work, which no longer waited for it, has nothing left to withdraw).
+        # not approved and goes on (reporting `running` if it reported the block).
         cancelled = a.work.cancelling
         a = a._replace(work=a.work._replace(perm=0))
         if a.fg == REQUIRES_ACTION and not cancelled:
