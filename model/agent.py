@@ -157,6 +157,7 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
         if not rules.lenient:
             return
         label = label + ("keeps-permission-request",)
+        a = a._replace(work=a.work._replace(perm=pid))  # not waited for; withdrawn later (_withdraw) or never
     out.append(Step(label, commit(s, a, o), tuple(o.emitted)))
 
 
@@ -386,6 +387,8 @@ def agent_work(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     if (w.perm or a.fg != RUNNING) and not w.cancelling:
         return  # waiting for the permission answer (reported requires_action, or not)
     _tool_steps(s, cfg, out)
+    if w.cancelling and w.perm and cfg.withdraw_permission:
+        out.extend(_withdraw(s, w.perm))
     end = _parts.of(rules).end
     # No text asks for a final status of a call when work ends normally or by a
     # cancel (only failed work SHOULD fail its calls): the work may end with calls
@@ -441,11 +444,13 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
             w2 = w._replace(tools=replace_at(w.tools, k, (tid, nxt_status)))
             out.append(Step(("AgentToolCall", tid, event), commit(s, a._replace(work=w2), o), tuple(o.emitted)))
         if used.refinements < cfg.tool_refinements:
-            # An update without a status: "omitted fields are unchanged".
-            o = Outbox(s)
-            o.broadcast(("tool", tid, None, False))
-            nxt = commit(s, a, o)._replace(used=used._replace(refinements=used.refinements + 1))
-            out.append(Step(("AgentToolCall", tid, "refine"), nxt, tuple(o.emitted)))
+            # An update without a status ("omitted fields are unchanged"), or repeating the
+            # call's status (opencode's `in_progress` after the approval): it changes nothing.
+            for event, same in (("refine", None), ("repeat", status)):
+                o = Outbox(s)
+                o.broadcast(("tool", tid, same, False))
+                nxt = commit(s, a, o)._replace(used=used._replace(refinements=used.refinements + 1))
+                out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
     if used.tools < cfg.tool_calls and a.fg == RUNNING:
         tid = used.tools + 1
         # A new call is announced with any status. Cancelled work may still report one
@@ -459,6 +464,18 @@ def _tool_steps(s: System, cfg: Config, out: list[Step]) -> None:
             w2 = w._replace(tools=w.tools + ((tid, status),))
             nxt = commit(s, a._replace(work=w2), o)._replace(used=used._replace(tools=tid))
             out.append(Step(("AgentToolCall", tid, event), nxt, tuple(o.emitted)))
+
+
+def _withdraw(s: System, pid: int) -> list[Step]:
+    """A lenient agent withdraws the permission request of cancelled work it kept at the cancel
+    (``Config.withdraw_permission``). 2.4.0: it "SHOULD cancel each of them with `$/cancel_request`",
+    at no set moment (the SHOULD's property reads it as the step receiving the cancel)."""
+    a, steps = s.agent._replace(work=s.agent.work._replace(perm=0)), []
+    for c in (c for c in range(len(s.clients)) if _perm_client(s, c, pid)):
+        o = Outbox(s)
+        o.send(c, ("perm_cancel", pid))
+        steps.append(Step(("AgentRequestPermission", c, "withdrawn"), commit(s, a, o), tuple(o.emitted)))
+    return steps
 
 
 def _request_orders(cfg: Config) -> tuple[bool, ...]:
@@ -587,6 +604,9 @@ def end(
         for k, (tid, status) in enumerate(tools):
             if status not in ("completed", "failed"):
                 o.broadcast(("tool", tid, TOOL[(status, "fail")], False))
+    if "withdraws-permission" in label and w.perm:  # a failure ends work blocked on it: withdrawn first
+        for c in (c for c in range(len(s.clients)) if _perm_client(s, c, w.perm)):
+            o.send(c, ("perm_cancel", w.perm))
     ended = frozenset(t for t, _ in tools)
     stragglers = ()
     if rules.tool_update_after_idle and tools:
@@ -626,6 +646,8 @@ def end(
 def agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
     a = s.agent
     used = s.used
+    if cfg.reject_resume:
+        out.extend(_reject_resume(s, c) for c, up in enumerate(s.up) if up and up[0][0] == "resume")
     # A buggy agent's straggling tool update after the idle.
     for tid in a.stragglers:
         o = Outbox(s)
@@ -661,6 +683,16 @@ def agent_faults(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None:
                 out.append(_lose(s, c))
 
 
+def _reject_resume(s: System, c: int) -> Step:
+    """The resume heading c's channel rejected, no one attached (``Config.reject_resume``): a session
+    the agent does not know, a fault of the environment for the model's one session."""
+    msg = s.up[c][0]
+    s = s._replace(up=replace_at(s.up, c, s.up[c][1:]))
+    o = Outbox(s)
+    o.send(c, ("err", msg[1], ERR_INVALID))
+    return Step(("AgentResume", c, "rejected", "no-snapshot"), commit(s, s.agent, o), tuple(o.emitted))
+
+
 def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
     """A provider failure stops the foreground work."""
     a = s.agent
@@ -693,12 +725,16 @@ def _fail_work(s: System, cfg: Config, rules: Rules, spent: Used) -> list[Step]:
     # supplied no error details."
     steps = []
     keeps = (False, True) if rules.lenient and w.tools else (False,)
+    withdraws = ((), ("withdraws-permission",)) if w.perm and cfg.withdraw_permission else ((),)
     for label, code in ((("AgentFailWork", "stops-work"), ERR_FAILURE), (("AgentFailWork", "stops-work", "no-details"), 0)):
         shown = code if rules.error_details else 0
         for keep in keeps:
-            # lenient: the SHOULD to fail unfinished tool calls first is skipped
-            step = _parts.of(rules).end(s, cfg, rules, label + (("tools-left",) if keep else ()), "error", shown, rules.failure_report, keep)
-            steps.append(step._replace(state=step.state._replace(used=spent), emitted=tuple(o.emitted) + step.emitted))
+            for withdraw in withdraws:
+                # lenient: the SHOULD to fail unfinished tool calls first is skipped
+                tail = (("tools-left",) if keep else ()) + withdraw
+                step = _parts.of(rules).end(s, cfg, rules, label + tail, "error", shown, rules.failure_report, keep)
+                state = step.state._replace(used=spent)
+                steps.append(step._replace(state=state, emitted=tuple(o.emitted) + step.emitted))
     return steps
 
 
@@ -714,8 +750,9 @@ def _lose(s: System, c: int) -> Step:
     if a.work is not None and a.work.perm and _perm_client(s, c, a.work.perm):
         # The permission request went to the lost client: the agent treats it as
         # not approved and goes on (reporting `running` if it reported the block).
+        cancelled = a.work.cancelling
         a = a._replace(work=a.work._replace(perm=0))
-        if a.fg == REQUIRES_ACTION:
+        if a.fg == REQUIRES_ACTION and not cancelled:
             a = a._replace(fg=FOREGROUND[(a.fg, "unblock")])
             o = Outbox(s._replace(agent=a))
             o.broadcast(("state", RUNNING, "", 0))

@@ -69,6 +69,9 @@ def _client_response(cl: Client, msg: tuple, rules: Rules) -> Client:
     messageId), ``v1_prompt_result`` or ``err``."""
     kind = msg[0]
     j = find_sub(cl, msg[1])
+    if j is None and kind == "err" and cl.resuming:
+        # its session/resume rejected (``Config.reject_resume``): resumed nothing, it may try again
+        return cl._replace(resuming=0)
     if j is None or cl.subs[j].status != "sent":
         return cl  # a second response: the client keeps the first
     if kind == "v1_prompt_result":

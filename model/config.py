@@ -136,6 +136,19 @@ class Config:
     #: any time"; a cancel that finds nothing changes nothing). Off in the named
     #: configurations, where it only adds states; ``trace --model`` turns it on
     idle_cancel: bool = False
+    #: explore the agent withdrawing, with `$/cancel_request`, a permission request it no longer
+    #: waits for later than the step that stopped waiting: after `session/cancel` at any point
+    #: before the idle (2.4.0: "It SHOULD cancel each of them with `$/cancel_request`", at no set
+    #: moment), and when a failure ends work blocked on one, before that failure's idle (the
+    #: request's sender "cancels an ongoing request"; `bridge serve` does both for a v1 agent).
+    #: Off in the named configurations, whose state counts are pinned; ``trace --model`` and the
+    #: live agent turn it on
+    withdraw_permission: bool = False
+    #: explore the agent rejecting a `session/resume` with an error (-32602) and attaching no one:
+    #: a session it does not know (the model has one session; a resume naming another is answered
+    #: so by published agents, as a `session/prompt` for it is). Off in the named configurations;
+    #: ``trace --model`` turns it on
+    reject_resume: bool = False
     #: agent -> client messages wait in a FIFO channel until a delivery step
     #: (True), or reach the client in the step that sends them (False: see
     #: docs/model.md, "Instant delivery to clients", for why the verdicts agree)

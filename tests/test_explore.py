@@ -323,3 +323,78 @@ def test_total_prompts_caps_the_clients_together_and_lets_any_one_take_two():
     assert {(0, 2), (1, 1)} <= pairings
     with pytest.raises(ConfigError, match="total_prompts"):
         cfg.with_(total_prompts=10)
+
+
+# --- the choices `trace --model` turns on for published agents (issue 34) ------------------------------
+
+
+def _walk(cfg, rules, labels):
+    """The state after taking the steps whose action starts with each label in turn."""
+    s = initial_state(cfg)
+    for label in labels:
+        s = next(st.state for st in successors(s, cfg, rules) if st.action[:len(label)] == label)
+    return s
+
+
+def test_a_lenient_agent_withdraws_a_kept_permission_request_later_and_only_with_the_switch():
+    """opencode behind the bridge: session/cancel, the call reported `failed`, then `$/cancel_request`
+    for the permission request, then the idle. The model's agent withdrew it only in the step that
+    received the cancel; with `withdraw_permission` a lenient agent that kept it may withdraw it at
+    any point before the idle."""
+    from acp_lifecycle.model.config import S240_RULES
+
+    lenient = S240_RULES.with_(lenient=True)
+    cfg = Config(prompts=1, permissions=1, cancels=1, tool_calls=1, down_latency=False).validate()
+    before = ("ClientSubmitPrompt",), ("AgentReceive", 0, "prompt"), ("AgentInsert", 0, "retained"), \
+        ("AgentRespond",), ("AgentEcho",), ("AgentBeginWork", "input"), ("AgentToolCall", 1, "start"), \
+        ("AgentRequestPermission", 0), ("ClientCancelSession", 0), ("AgentReceive", 0, "cancel", "keeps-permission-request")
+    for switch, withdrawn in ((False, False), (True, True)):
+        on = cfg.with_(withdraw_permission=switch)
+        s = _walk(on, lenient, before + (("AgentToolCall", 1, "fail"),))
+        steps = {st.action: st for st in successors(s, on, lenient)}
+        assert (("AgentRequestPermission", 0, "withdrawn") in steps) == withdrawn
+        if withdrawn:
+            step = steps[("AgentRequestPermission", 0, "withdrawn")]
+            assert step.emitted == ((0, ("perm_cancel", 1)),)
+            after = {st.action for st in successors(step.state, on, lenient)}
+            assert ("AgentEndWork", "cancelled") in after
+    # the strict agent withdraws it in the step that receives the cancel, switch or not
+    strict = cfg.with_(withdraw_permission=True)
+    s = _walk(strict, S240_RULES, before[:-1] + (("AgentReceive", 0, "cancel"),))
+    assert not any(st.action[-1] == "withdrawn" for st in successors(s, strict, S240_RULES))
+
+
+def test_a_failure_of_work_blocked_on_a_permission_request_may_withdraw_it_before_its_idle():
+    cfg = Config(prompts=1, permissions=1, failures=1, down_latency=False, withdraw_permission=True).validate()
+    s = _walk(cfg, RFD_RULES, [("ClientSubmitPrompt",), ("AgentReceive", 0, "prompt"), ("AgentInsert", 0, "retained"),
+                               ("AgentRespond",), ("AgentEcho",), ("AgentBeginWork", "input", "blocked")])
+    fails = {st.action: st for st in successors(s, cfg, RFD_RULES) if st.action[0] == "AgentFailWork"}
+    withdraw = fails[("AgentFailWork", "stops-work", "withdraws-permission")]
+    assert [m[0] for _, m in withdraw.emitted] == ["perm_cancel", "state"]  # before the error idle
+    assert ("AgentFailWork", "stops-work") in fails  # or it leaves the request open, as before
+    off = cfg.with_(withdraw_permission=False)
+    assert not any("withdraws-permission" in st.action for st in successors(s, off, RFD_RULES))
+
+
+def test_a_resume_may_be_rejected_with_the_switch_and_the_client_may_resume_again():
+    cfg = Config(prompts=0, resumes=2, losses=1, down_latency=False).validate()
+    lost = _walk(cfg, RFD_RULES, [("ConnectionLost", 0), ("ClientResume", 0, "no-replay")])
+    assert not any(st.action[2:3] == ("rejected",) for st in successors(lost, cfg, RFD_RULES))
+    on = cfg.with_(reject_resume=True)
+    step = next(st for st in successors(lost, on, RFD_RULES) if st.action == ("AgentResume", 0, "rejected", "no-snapshot"))
+    assert step.emitted == ((0, ("err", 1, -32602)),) and not step.state.agent.attached & 1
+    assert step.state.clients[0].resuming == 0
+    assert any(st.action[0] == "ClientResume" for st in successors(step.state, on, RFD_RULES))
+
+
+def test_an_update_that_repeats_a_tool_call_s_status_is_a_refinement():
+    """opencode repeats `in_progress` once the permission is answered: under the refinement budget
+    the agent may send an update that repeats the status the call has, as one without a status."""
+    cfg = Config(prompts=1, tool_calls=1, tool_refinements=1, down_latency=False).validate()
+    s = _walk(cfg, RFD_RULES, [("ClientSubmitPrompt",), ("AgentReceive", 0, "prompt"), ("AgentInsert", 0, "retained"),
+                               ("AgentRespond",), ("AgentEcho",), ("AgentBeginWork", "input"),
+                               ("AgentToolCall", 1, "start-running")])
+    steps = {st.action: st for st in successors(s, cfg, RFD_RULES)}
+    assert steps[("AgentToolCall", 1, "repeat")].emitted == ((0, ("tool", 1, "in_progress", False)),)
+    assert steps[("AgentToolCall", 1, "refine")].emitted == ((0, ("tool", 1, None, False)),)
+    assert not any(a[-1] == "repeat" for a in (st.action for st in successors(s, cfg.with_(tool_refinements=0), RFD_RULES)))

@@ -5,7 +5,8 @@
   wait a few milliseconds, so clients meet every order of their messages and the agent's.
 * ``adversarial``: the unusual choices first: hold and reserve before insertion, echo by chunks
   and after the response, tool calls, permission requests, failures after insertion, work that
-  ends with updates racing a cancel; still random (seeded) among them.
+  ends with updates racing a cancel; still random (seeded) among them. The only policy that skips
+  what a SHOULD asks (a failure's idle without its error object), and its report says so.
 * ``eager``: the quickest agent: insert, answer, echo whole, start and end work at once.
 * ``lazy``: the slowest the spec allows: hold, reserve, queue, answer before the echo, wait.
 """
@@ -50,6 +51,12 @@ class Policy:
 
     def __post_init__(self):
         self.rng = random.Random(self.seed)
+
+    @property
+    def skips_shoulds(self) -> bool:
+        """Does the agent skip what a SHOULD asks, on purpose (``adversarial``: a failure's idle without
+        its error object)? The others do what each SHOULD asks; the report says which it was."""
+        return self.name == "adversarial"
 
     def waits(self) -> bool:
         return self.rng.random() < self.wait

@@ -7,11 +7,14 @@ the agent takes its own steps (``policy.Policy`` chooses). What the agent sends 
 messages rendered as JSON-RPC (``model_access.agent_message``), with the client's own request ids,
 this session's id and the client's prompt content put back.
 
-The client's side is judged by the model client's rules: before the model client sends what the
-real one sent, it receives every message the agent wrote more than ``grace`` seconds earlier (and
-more, one by one, only as far as the message needs); a message no correct client sends there is
-taken as sent (``forced_client_step``), and the properties the step breaks are the client's
-findings. A ``cancelled`` permission request answered ``selected`` is the example.
+What the client sends is judged twice over. Every line goes to ``trace``'s rules as it is recorded
+(``judge.WireJudge``: the same findings as ``trace`` on the record). And the model client's rules
+judge what only the agent's clock can tell: before the model client sends what the real one sent,
+it receives every message the agent wrote more than ``grace`` seconds earlier (and more, one by
+one, only as far as the message needs); a message no correct client sends there is taken as sent
+(``forced_client_step``), and the properties the step breaks are findings. A permission request the
+client answers ``selected`` after it had the agent's ``$/cancel_request`` for it is the example
+(on the wire alone the answer may have crossed the cancel).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ __all__ = ["LiveSession"]
 
 
 class LiveSession:
-    def __init__(self, key: str, index: int, rules, budgets: dict, choose, grace: float):
+    def __init__(self, key: str, index: int, rules, budgets: dict, choose, grace: float, shoulds: bool = True):
         cfg = ma.agent_config(**budgets)
         self.model = ma.Model(cfg, rules, "agent", "agent", rules.name)
         self.state = self.model.initial()
@@ -39,6 +42,10 @@ class LiveSession:
         self.findings: list[dict] = []
         self.notes: list[str] = []
         self.closed = False
+        #: the client closed its side (end of stdin): the agent asks it nothing more
+        self.alone = False
+        #: the agent does what each SHOULD asks (False: a policy skips some on purpose)
+        self.shoulds = shoulds
         self.steps = 0
 
     # --- stepping ---------------------------------------------------------------------------
@@ -66,7 +73,9 @@ class LiveSession:
             pass
 
     def agent_steps(self) -> list:
-        return [] if self.closed else ma.live_agent_steps(self.state, self.model.successors(self.state))
+        if self.closed:
+            return []
+        return ma.live_agent_steps(self.state, self.model.successors(self.state), self.alone, self.shoulds)
 
     def act(self) -> list[dict]:
         """Take one of the agent's own steps (the policy's choice); the JSON-RPC messages it sends."""
@@ -169,12 +178,10 @@ class LiveSession:
         return self.client_sends(("cancel", 0), line, now)
 
     def finish(self) -> None:
-        """The connection ended: the client got everything; its open obligations are findings."""
+        """The connection ended: the client got everything. (What it still owed, a request it never
+        answered, is a finding of the record's judge: ``judge.WireJudge``.)"""
         while self._deliver_one():
             pass
-        if not self.closed:
-            for f in ma.client_obligations(self.model, self.state):
-                self.findings.append(dict(f, line=None))
 
 
 #: the steps that end things, in the order a closing agent takes them

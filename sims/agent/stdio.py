@@ -4,8 +4,9 @@
 it on this one, between the agent's own steps (``session.LiveSession``). It answers
 ``initialize``, ``session/new``, ``session/list``, ``session/prompt``, ``session/cancel``,
 ``$/cancel_request``, ``session/resume`` and ``session/close`` and the client's answers to its
-``session/request_permission``; any other request gets -32601. At end of input it judges what the
-client still owes, writes the report and returns it.
+``session/request_permission``; any other request gets -32601. Every line it reads and writes goes
+to ``trace``'s rules as it is recorded (``judge.WireJudge``). At end of input it finishes what it
+can do alone (asking its client nothing more), judges what is still owed, and returns the report.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import sys
 import threading
 import time
 
+from .judge import WireJudge
 from .policy import BUDGETS, policy
 from .session import LiveSession
 
@@ -24,8 +26,15 @@ __all__ = ["Agent", "run"]
 _EOF = object()
 
 
+#: the protocol version the agent speaks
+PROTOCOL_VERSION = 2
+
+
 class Agent:
-    def __init__(self, rules, policy_name: str, seed: int, out, record=None, grace: float = 1.0):
+    def __init__(self, rules, policy_name: str, seed: int, out, record=None, grace: float = 1.0, validator=None,
+                 err=None):
+        #: trace's rules, under the rule set as named (``rules`` below is the model agent's reading of it)
+        self.judge = WireJudge(rules, validator)
         if rules.cancel_rejects_held == "must":
             # 2.4.0 read to the letter, as `trace --model` reads it: the prompts a session/cancel covers
             # are answered -32800 at some point after it, each a step of its own. ("must" rejects them
@@ -36,6 +45,7 @@ class Agent:
         self.policy = policy(policy_name, seed)
         self.budgets = BUDGETS[policy_name]
         self.out, self.record = out, record
+        self.err = err if err is not None else sys.stderr
         self.grace = grace
         self.sessions: dict[str, LiveSession] = {}
         self.line = 0
@@ -45,9 +55,15 @@ class Agent:
 
     # --- output -------------------------------------------------------------------------------
     def send(self, msg: dict) -> None:
-        text = json.dumps(msg, separators=(",", ":"))
-        self.out.write(text + "\n")
+        self._write(msg)
+        self._sent(msg)
+
+    def _write(self, msg: dict) -> None:
+        self.out.write(json.dumps(msg, separators=(",", ":")) + "\n")
         self.out.flush()
+
+    def _sent(self, msg: dict) -> None:
+        """Record and judge a message written (after the write: the client is not kept waiting)."""
         self._log("agent", msg)
         if "method" not in msg and msg.get("id") is not None:
             self.pending.discard(json.dumps(msg["id"]))  # answered
@@ -57,11 +73,12 @@ class Agent:
 
     def _log(self, side: str, msg=None, raw: str | None = None) -> None:
         self.line += 1
+        entry = {"conn": "c0", "from": side}
+        entry.update({"raw": raw} if raw is not None else {"msg": msg})
         if self.record is not None:
-            entry = {"conn": "c0", "from": side}
-            entry.update({"raw": raw} if raw is not None else {"msg": msg})
             self.record.write(json.dumps(entry, separators=(",", ":")) + "\n")
             self.record.flush()
+        self.judge.feed(self.line, entry)
 
     def _answer(self, req: dict, result=None, error: tuple | None = None) -> None:
         if "id" not in req:
@@ -72,7 +89,10 @@ class Agent:
             self.send({"jsonrpc": "2.0", "id": req["id"], "result": result if result is not None else {}})
 
     # --- input --------------------------------------------------------------------------------
-    def handle(self, text: str) -> None:
+    def handle(self, text: str, arrived: float | None = None) -> None:
+        """One line from the client; ``arrived``: when it was read from stdin (the client's rules
+        judge it as sent then, not when the agent got round to it)."""
+        now = time.monotonic() if arrived is None else arrived
         try:
             msg = json.loads(text)
         except ValueError:
@@ -88,7 +108,6 @@ class Agent:
             error = {"code": -32600, "message": f"Invalid Request: {problem}"}
             self.send({"jsonrpc": "2.0", "id": None, "error": error})
             return
-        now = time.monotonic()
         if "method" not in msg:
             self._response(msg, now)
             return
@@ -111,13 +130,22 @@ class Agent:
     def _session(self, msg: dict, params: dict) -> LiveSession | None:
         s = self.sessions.get(params.get("sessionId"))
         if s is None or s.closed:
-            self._answer(msg, error=(-32602, f"Unknown session: {params.get('sessionId')!r}"))
+            # 2.4.0: -32002 (Resource not found) "when a session-scoped request names a session that
+            # does not exist or is not active", its data the session id (SessionNotFoundErrorData)
+            if "id" in msg:
+                self.send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                    "code": -32002, "message": "Resource not found", "data": {"sessionId": params.get("sessionId")}}})
             return None
         return s
 
     def _emit(self, messages: list[dict] | None) -> None:
-        for m in messages or ():
-            self.send(m)
+        """Write what a step sends, then record and judge it: the client's rules take each message
+        as written when the step was taken (``LiveSession.sent_at``)."""
+        messages = messages or ()
+        for m in messages:
+            self._write(m)
+        for m in messages:
+            self._sent(m)
 
     def _response(self, msg: dict, now: float) -> None:
         owner = self.perm_owner.pop(msg.get("id"), None) if isinstance(msg.get("id"), str) else None
@@ -145,6 +173,11 @@ class Agent:
         self._emit(self.policy.rng.choice(busy).act())
         return "step"
 
+    def hang_up(self) -> None:
+        """The client closed its side: the agent asks it nothing more (no permission request)."""
+        for s in self.sessions.values():
+            s.alone = True
+
     def finish(self) -> dict:
         for s in self.sessions.values():
             s.finish()
@@ -152,9 +185,29 @@ class Agent:
 
 
 def _initialize(agent: Agent, msg, params, now) -> None:
+    """ACP's version negotiation as the 2.4.0 SDK's v2 agent does it: a client that asks for this
+    version or a newer one is answered with this one ("the latest version it supports"); one that
+    asks for an older one gets -32022 (Unsupported protocol version: "No protocol version supported
+    by the Agent is at or below the requested version") with the versions it supports, and its user
+    a line on stderr: put the bridge in front."""
     from acp_lifecycle import __version__
 
-    agent._answer(msg, {"protocolVersion": 2,
+    asked = params.get("protocolVersion")
+    if type(asked) is not int or asked < 0:
+        agent.initialized = False
+        agent._answer(msg, error=(-32602, "Invalid params: protocolVersion must be a non-negative integer"))
+        return
+    if asked < PROTOCOL_VERSION:
+        agent.initialized = False
+        print(f"acp-lifecycle agent: the client asked for protocol version {asked}; this agent speaks "
+              f"{PROTOCOL_VERSION} only (answered -32022); for a v1 client: acp-lifecycle bridge serve --to v1 -- "
+              "acp-lifecycle agent", file=agent.err, flush=True)
+        if "id" in msg:
+            agent.send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": -32022, "message": "Unsupported protocol version",
+                "data": {"requested": asked, "supported": [PROTOCOL_VERSION]}}})
+        return
+    agent._answer(msg, {"protocolVersion": PROTOCOL_VERSION,
                         "info": {"name": "acp-lifecycle-agent", "title": "The acp-lifecycle model agent",
                                  "version": __version__},
                         "capabilities": {"session": {}}, "authMethods": []})
@@ -163,7 +216,7 @@ def _initialize(agent: Agent, msg, params, now) -> None:
 def _new(agent: Agent, msg, params, now) -> None:
     key = f"sess_{len(agent.sessions) + 1}"
     agent.sessions[key] = LiveSession(key, len(agent.sessions) + 1, agent.rules, agent.budgets, agent.policy.choose,
-                                      agent.grace)
+                                      agent.grace, shoulds=not agent.policy.skips_shoulds)
     agent._answer(msg, {"sessionId": key})
 
 
@@ -255,28 +308,45 @@ _METHODS = {"initialize": _initialize, "session/new": _new, "session/list": _lis
 
 
 def report(agent: Agent) -> dict:
-    """What the agent did and what it found of the client's side."""
+    """What the agent did and what it found, each finding with whose it is (``by``: "client" or
+    "agent") and what judged it (``judge``): ``trace``'s rules on the record ("trace": ``trace`` on
+    the ``--record`` file reports the same), or the model client's rules, which need the agent's
+    clock ("model")."""
+    findings = list(agent.judge.findings())
     sessions = []
     for s in agent.sessions.values():
-        sessions.append({"session": s.key, "steps": s.steps, "closed": s.closed,
-                         "client_findings": s.findings, "notes": s.notes})
+        sessions.append({"session": s.key, "steps": s.steps, "closed": s.closed, "notes": s.notes})
+        for f in s.findings:
+            findings.append({"line": f["line"], "property": f["property"],
+                             "severity": "violation" if f["level"] == "MUST" else "warning", "message": f["message"],
+                             "clause": f.get("clause", ""), "quote": " ".join(f.get("quote", "").split()),
+                             "level": f["level"],
+                             "by": "client", "judge": "model", "session": s.key})
+    findings.sort(key=lambda f: (f["line"] or 0, f["property"]))
+
+    def count(by: str, severity: str) -> int:
+        return sum(1 for f in findings if f["by"] == by and f["severity"] == severity)
+
     return {"policy": agent.policy.name, "seed": agent.policy.seed, "rules": agent.rules.name,
-            "lines": agent.line, "sessions": sessions,
-            "client_violations": sum(len(s["client_findings"]) for s in sessions)}
+            "skips_shoulds": agent.policy.skips_shoulds, "schema": agent.judge.monitor.validator is not None,
+            "lines": agent.line, "sessions": sessions, "findings": findings,
+            "client_violations": count("client", "violation"), "client_warnings": count("client", "warning"),
+            "agent_violations": count("agent", "violation"), "agent_warnings": count("agent", "warning")}
 
 
 def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None, grace: float = 1.0,
-        idle_timeout: float | None = None) -> dict:
-    """Serve one connection until end of input (or ``idle_timeout`` seconds without a message); the report."""
+        idle_timeout: float | None = None, validator=None, err=None) -> dict:
+    """Serve one connection until end of input (or ``idle_timeout`` seconds without a message); the report.
+    ``validator``: the v2 schema's, to judge every message as ``trace`` does (None: no schema check)."""
     stdin = stdin or sys.stdin
-    agent = Agent(rules, policy_name, seed, stdout or sys.stdout, record, grace)
+    agent = Agent(rules, policy_name, seed, stdout or sys.stdout, record, grace, validator, err)
     lines: queue.Queue = queue.Queue()
 
     def read() -> None:
         for raw in stdin:
             raw = raw.rstrip("\r\n")
             if raw.strip():
-                lines.put(raw)
+                lines.put((raw, time.monotonic()))
         lines.put(_EOF)
 
     threading.Thread(target=read, name="stdin", daemon=True).start()
@@ -295,8 +365,10 @@ def run(rules, policy_name: str, seed: int, stdin=None, stdout=None, record=None
         if item is _EOF:
             break
         last = time.monotonic()
-        agent.handle(item)
-    # End of input: the agent finishes what it can do alone (its output may still be read: `cat | agent`).
+        agent.handle(*item)
+    # End of input: the agent finishes what it can do alone (its output may still be read: `cat | agent`),
+    # asking its client nothing more.
+    agent.hang_up()
     try:
         for _ in range(10_000):
             if agent.tick(wait=False) != "step":

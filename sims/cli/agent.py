@@ -27,6 +27,8 @@ def register(sub) -> None:
                         "rules judge it as having read everything older (default: 1)")
     p.add_argument("--idle-timeout", type=float, default=None,
                    help="stop after this many seconds without a message from the client (default: never)")
+    p.add_argument("--no-schema", action="store_true",
+                   help="do not validate the messages against the pulled v2 schema (as trace --no-schema)")
     p.set_defaults(run=_agent)
 
 
@@ -42,10 +44,11 @@ def _agent(args) -> int:
     report_path = output_file(args.report, option="--report", force=args.force, suffixes=(".json",)) if args.report else None
     stdout = open(sys.stdout.fileno(), "w", encoding="utf-8", closefd=False, newline="\n")
     stdin = open(sys.stdin.fileno(), "r", encoding="utf-8", errors="replace", closefd=False, newline="\n")
+    validator = None if args.no_schema else _validator()
     rec = open(record, "w", encoding="utf-8") if record else None
     try:
         report = run(rule_set(args.rules), args.choices or "seed", args.seed, stdin, stdout, rec, args.grace,
-                     args.idle_timeout)
+                     args.idle_timeout, validator)
     finally:
         if rec is not None:
             rec.close()
@@ -55,14 +58,35 @@ def _agent(args) -> int:
     return 0
 
 
+def _validator():
+    """The pulled v2 schema's validator, as ``trace`` uses by default (None when none is pulled)."""
+    from acp_lifecycle.sims.wire.schema import SchemaError, Validator, cache_path, locate
+
+    if not cache_path().is_file():
+        return None
+    try:
+        return Validator(locate(None), cache_size=0)
+    except SchemaError:
+        return None
+
+
 def _print(report: dict) -> None:
+    from .trace import rule_sentence
+
     err = sys.stderr
+    shoulds = " (SHOULDs skipped on purpose: --choices adversarial)" if report["skips_shoulds"] else ""
     print(f"acp-lifecycle agent: {report['policy']} (seed {report['seed']}), rules {report['rules']}: "
-          f"{len(report['sessions'])} session(s), {report['lines']} line(s); "
-          f"client: {report['client_violations']} finding(s)", file=err)
+          f"{len(report['sessions'])} session(s), {report['lines']} line(s)", file=err)
+    print(f"  client: {report['client_violations']} violation(s), {report['client_warnings']} warning(s); "
+          f"agent: {report['agent_violations']} violation(s), {report['agent_warnings']} warning(s){shoulds}",
+          file=err)
+    for f in report["findings"]:
+        where = f"line {f['line']}" if f["line"] else "at the end"
+        judge = "" if f["judge"] == "trace" else ", judged with the agent's clock"
+        print(f"  {where}: {f['by']} {f['severity']} {f['property']} ({f['level']}{judge}): {f['message']}", file=err)
+        sentence = rule_sentence(f["clause"], f["quote"])
+        if sentence:
+            print(f"      {sentence}", file=err)
     for s in report["sessions"]:
-        for f in s["client_findings"]:
-            where = f"line {f['line']}" if f["line"] else "at the end"
-            print(f"  {s['session']} {where}: {f['property']} ({f['level']}): {f['message']}", file=err)
         for n in s["notes"]:
             print(f"  {s['session']} note: {n}", file=err)

@@ -126,6 +126,8 @@ def _words(pre: System, step) -> str:
     if name == "AgentToolCall":
         return f"tool call {args[0]}: {args[1]}"
     if name == "AgentRequestPermission":
+        if "withdrawn" in args:
+            return f"the agent withdraws its permission request to client {args[0]} (the work was cancelled)"
         return f"the agent asks client {args[0]} for permission"
     if name == "AgentEndWork":
         return f"the agent ends the foreground work (stopReason {args[0]})"

@@ -157,7 +157,8 @@ class Model:
 
     def _finding(self, p: Property, message: str) -> dict:
         return {"property": p.id, "kind": p.kind, "level": p.level, "expect": self.model.expectation(p),
-                "summary": p.summary, "message": message}
+                "summary": p.summary, "message": message, "clause": p.clauses[0] if p.clauses else "",
+                "quote": p.quote}
 
     # --- rendering -------------------------------------------------------------------
     def messages(self, pre: System, step: Step) -> list[dict]:
@@ -273,21 +274,34 @@ _CLIENT_ACTION = {"prompt": "ClientSubmitPrompt", "cancel_req": "ClientCancelReq
                   "perm_ans": "ClientAnswerPermission", "resume": "ClientResume"}
 
 
-def live_agent_steps(state: System, steps: list[Step]) -> list[Step]:
+def live_agent_steps(state: System, steps: list[Step], alone: bool = False, shoulds: bool = True) -> list[Step]:
     """The agent's own choices among the enabled steps (no receipt, no fault of the environment).
 
-    Two of the model's steps are left out. A failure that ends work blocked on a permission
-    request: the model has no step that withdraws the request afterwards, and a real client would
-    keep its dialog open for good. A tool call of cancelled work set running (``in_progress``) while
-    the session was last reported ``requires_action``: the model allows it (cancelled work may
-    still update its tool calls), the 2.4.0 rule ``requires_action_then_running`` of ``trace`` does
-    not (progress without ``running``); the live agent keeps to both."""
+    Left out: a failure that ends work blocked on a permission request (left open, a client would
+    keep its dialog open for good; withdrawn, ``Config.withdraw_permission``, a client answering it
+    at that moment crosses the withdrawal, and the agent's clock cannot tell that race from a
+    client that ignored it: the live agent's config leaves the switch off); a tool call of cancelled work set running (``in_progress``) while the
+    session was last reported ``requires_action`` (the model allows it: cancelled work may still
+    update its tool calls; the 2.4.0 rule ``requires_action_then_running`` of ``trace`` does not:
+    progress without ``running``). With ``alone`` (the client closed its side) every step that
+    asks it something: a permission request nobody will answer. With ``shoulds`` every step that
+    skips what a SHOULD asks: a failure reported without its error object
+    (``error_idle_has_details``)."""
     w = state.agent.work
     blocked = w is not None and w.perm and not w.cancelling
     waiting = state.agent.fg == "requires_action"
     return [s for s in steps if s.action[0].startswith("Agent") and s.action[0] not in _NOT_LIVE
-            and not (blocked and s.action[0] == "AgentFailWork")
-            and not (waiting and s.action[0] == "AgentToolCall" and s.action[2] in ("run", "start-running"))]
+            and not (blocked and s.action[0] == "AgentFailWork" and "withdraws-permission" not in s.action)
+            and not (waiting and s.action[0] == "AgentToolCall" and s.action[2] in ("run", "start-running"))
+            and not (alone and _asks(s.action))
+            and not (shoulds and "no-details" in s.action)]
+
+
+def _asks(action: tuple) -> bool:
+    """Does the step send the client a request (a permission request)?"""
+    if action[0] == "AgentRequestPermission":
+        return "withdrawn" not in action  # withdrawing one asks nothing
+    return action[0] in ("AgentBeginWork", "AgentInitiateWork") and "blocked" in action
 
 
 def receipt_steps(steps: list[Step]) -> list[Step]:
@@ -356,10 +370,3 @@ def prompts_open(state: System) -> bool:
     """A prompt the agent received and has not answered."""
     return any(not r.answers and not r.orphan for r in state.agent.reqs)
 
-
-def client_obligations(model: Model, state: System) -> list[dict]:
-    """The client's ``eventually`` obligations open at the end (the rules about what a client must still do)."""
-    return [f for f in model.obligations(state) if f["property"] in _CLIENT_OBLIGATIONS]
-
-
-_CLIENT_OBLIGATIONS = ("client_answers_cancelled_permission",)

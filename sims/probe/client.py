@@ -28,6 +28,8 @@ __all__ = ["AgentSession", "AgentGone", "PROTOCOL_VERSION", "pick_auth"]
 
 PROTOCOL_VERSION = 1
 AUTH_REQUIRED = -32000  # ACP's auth_required error code
+#: a session id no agent made (a UUID, the form the agents' own ids take)
+UNKNOWN_SESSION = "00000000-0000-4000-8000-00000000a11e"
 
 
 class AgentGone(Exception):
@@ -52,6 +54,8 @@ class AgentSession:
         self.session_id = None
         self.env = env
         self.agent_info: dict = {}  # initialize's agentInfo
+        self.capabilities: dict = {}  # initialize's agentCapabilities
+        self.cwd = ""  # the working directory of the session (session/new)
         self.authenticated: str | None = None  # the auth method used
         self._write_lock = threading.Lock()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -189,6 +193,9 @@ class AgentSession:
         result = init.get("result") if isinstance(init.get("result"), dict) else {}
         info = result.get("agentInfo", result.get("info"))  # v1 agentInfo, v2 info
         self.agent_info = info if isinstance(info, dict) else {}
+        caps = result.get("agentCapabilities", result.get("capabilities"))  # v1 agentCapabilities, v2 capabilities
+        self.capabilities = caps if isinstance(caps, dict) else {}
+        self.cwd = cwd
         methods = [dict(m, id=m.get("id", m.get("methodId"))) for m in result.get("authMethods") or [] if isinstance(m, dict)]
         methods = [m for m in methods if isinstance(m["id"], str)]
         if auth and auth != "none" and any(m["id"] == auth for m in methods):
@@ -225,6 +232,17 @@ class AgentSession:
 
     def cancel(self) -> None:
         self.notify("session/cancel", {"sessionId": self.session_id})
+
+    def resume_unknown(self) -> int | None:
+        """Resume ``UNKNOWN_SESSION``, a session the agent never made: ``session/resume`` where the
+        agent offers it (v1 ``sessionCapabilities.resume``), else ``session/load``; the request id,
+        or None when the agent offers neither."""
+        params = {"sessionId": UNKNOWN_SESSION, "cwd": self.cwd, "mcpServers": []}
+        if isinstance((self.capabilities.get("sessionCapabilities") or {}).get("resume"), dict):
+            return self.request("session/resume", params)
+        if self.capabilities.get("loadSession") is True:
+            return self.request("session/load", params)
+        return None
 
     # -- stopping -------------------------------------------------------------
 

@@ -29,6 +29,12 @@ class V2Session(AgentSession):
     def initialize_params(self) -> dict:
         return {"protocolVersion": 2, "info": {"name": "acp-lifecycle-probe", "version": "0.1.0"}, "capabilities": {}}
 
+    def resume_unknown(self) -> int | None:
+        """``session/resume`` (v2's baseline, without replay) of a session the agent never made."""
+        from .client import UNKNOWN_SESSION
+
+        return self.request("session/resume", {"sessionId": UNKNOWN_SESSION, "cwd": self.cwd})
+
     def prompt(self, text: str) -> int:
         rid = super().prompt(text)
         self.prompts.append(rid)

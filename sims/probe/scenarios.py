@@ -161,6 +161,22 @@ def second_prompt(s, clock):
     return "ran", ""
 
 
+def resume_unknown(s, clock):
+    """Resume a session the agent never made (``session/resume``, or v1 ``session/load`` where the
+    agent offers no resume), then a plain prompt on the session it did make."""
+    rid = s.resume_unknown()
+    if rid is None:
+        return "not-applicable", "the agent offers neither session/resume nor session/load"
+    answer = s.wait_response(rid, clock.left())
+    if answer is None:
+        return "timeout", "no answer to the resume in time"
+    error = answer.get("error") if isinstance(answer.get("error"), dict) else None
+    how = (f"the resume was rejected with error {error.get('code')}" if error is not None
+           else "the resume of a session the agent never made was answered with success")
+    status, note = _finish(s, s.prompt("Say hello."), clock)
+    return status, note or how
+
+
 #: name -> (function, what it does), in the order the probe runs them
 SCENARIOS = {
     "plain": (plain, "a plain prompt answered in chunks"),
@@ -175,6 +191,8 @@ SCENARIOS = {
     "overloaded": (_failing("[overloaded]"), "the provider answers 529 (overloaded) before any output"),
     "fail-midstream": (_failing("[fail-midstream]"), "the provider's stream breaks after two chunks"),
     "second-prompt": (second_prompt, "a second session/prompt while the first is still streaming"),
+    "resume-unknown": (resume_unknown, "a session/resume (v1: or session/load) of a session the agent never made, "
+                       "then a plain prompt"),
 }
 DESCRIPTIONS = {name: what for name, (_, what) in SCENARIOS.items()}
 #: Scenarios whose time is the per-scenario timeout times this: agents retry a 500 or a 529

@@ -553,12 +553,19 @@ class _Walk:
 
     def _client_resume(self, lab: str, m: dict, idk):
         cursor = _obj(m.get("params")).get("replayFrom")
-        if not _is_start(cursor) and self.errors.get((lab, "client", idk)) == -32602:
+        code = self.errors.get((lab, "client", idk))
+        if not _is_start(cursor) and code == -32602:
             # A cursor the model's clients never ask for, rejected as 2.4.0
             # requires: nothing happened to the session. Its response is
             # set aside too (an error to a request set aside).
             self.pending[(lab, "client", idk)] = "_rejected_resume"
             return _SKIP
+        if not _is_start(cursor) and code is not None:
+            # Rejected, but not as 2.4.0 requires ("MUST reject unsupported cursor types or
+            # malformed cursor values with `-32602`"): the model's rejection of a resume
+            # (a session the agent does not know, ``Config.reject_resume``) does not stand for it.
+            return ("invalid", idk, f"a session/resume with a replayFrom cursor it does not support answered {code}, "
+                                    "not -32602")
         self.opened.add(lab)
         self.streaming.pop(lab, None)
         self.told.pop(lab, None)

@@ -26,7 +26,7 @@ def config_for(entries: list[tuple[int, dict]], clamp: bool = True) -> Config:
     resumes: ``session/resume``; losses: ``closed`` events, restarts: runs of
     ``closed`` events for distinct clients, at least one when a client resumes
     (a restart while no client is connected shows in no line); tool_calls: distinct toolCallIds;
-    tool_refinements: updates without a status of a call already announced;
+    tool_refinements: updates of a call already announced that carry no status or repeat its last one;
     permissions: ``session/request_permission``; failures: error idles,
     notices, error updates and error responses other than -32800; imports:
     messageIds echoed but never in a prompt result, or echoed while no prompt
@@ -64,9 +64,10 @@ class _Counts:
     failures: int = 0
     running: int = 0  # working episodes (idle -> running or requires_action)
     blocked: int = 0
-    refinements: int = 0  # tool_call_updates without a status, of a call already announced
+    refinements: int = 0  # tool_call_updates without a status or repeating it, of a call already announced
     meta: bool = False
     tools: set = field(default_factory=set)
+    status: dict = field(default_factory=dict)  # toolCallId -> the last status reported
     acked: set = field(default_factory=set)
     echoed: set = field(default_factory=set)
     unprompted: set = field(default_factory=set)  # messageIds echoed while no prompt waited
@@ -100,9 +101,11 @@ class _Counts:
                 self.prev_closed = set()
             self.prev_closed.add(ln.client)
         elif k == "tool":
-            if m[2] is None and m[1] in self.tools:
-                self.refinements += 1
+            if m[1] in self.tools and (m[2] is None or m[2] == self.status.get(m[1])):
+                self.refinements += 1  # it refines the call, or repeats its status: either changes nothing
             self.tools.add(m[1])
+            if m[2] is not None:
+                self.status[m[1]] = m[2]
         elif k == "perm":
             self.perms += 1
         elif k in ("notice", "error_update") or (k == "err" and m[2] != -32800):
@@ -196,6 +199,8 @@ def config_and_clamps(prep: Prepared, clamp: bool = True) -> tuple[Config, list[
         meta=counts.meta,
         request_first=True,
         idle_cancel=True,
+        withdraw_permission=True,
+        reject_resume=True,
         down_latency=False,
         **want,
     )

@@ -38,6 +38,7 @@ __all__ = [
     "V1_STOP_REASONS",
     "check_transcript",
     "dumps",
+    "monitor",
     "export",
     "parse",
     "parse_text",
@@ -226,7 +227,15 @@ def check_transcript(
 ) -> list[Finding]:
     """Every rule of ``model/monitor/`` applied to a transcript, findings by line.
     ``entries`` may be ``read(path)``: the transcript is then never held whole."""
-    monitor = Monitor(rules, partial, validator)
+    checker = monitor(rules, partial, validator)
     for n, entry in entries:
-        monitor.feed(n, entry)
-    return monitor.finish()
+        checker.feed(n, entry)
+    return checker.finish()
+
+
+def monitor(rules=DEFAULT_RULES, partial: bool = False, validator=None) -> Monitor:
+    """The checker ``check_transcript`` runs, fed one entry at a time as a log grows:
+    ``feed(line, entry)`` returns the findings that entry raised, ``finish()`` every finding at
+    the end. ``rules``: a rule set's name or its ``Rules`` (``acp-lifecycle agent`` judges its
+    client with it as it records, so that its report and ``trace`` on the record agree)."""
+    return Monitor(rules, partial, validator)

@@ -1,6 +1,6 @@
 """Record the published agents under `acp-lifecycle probe`: the corpus of tests/agents/.
 
-    python tests/agents/regenerate.py [--cache DIR] [--agent NAME ...]
+    python tests/agents/regenerate.py [--cache DIR] [--agent NAME ...] [--scenario NAME ...]
 
 Installs the agent of each shipped profile (sims/probe/profiles/: its npm
 package at the version it names) into a cache outside the repository (default
@@ -11,7 +11,9 @@ through ``bridge serve`` (``--live``), and writes the raw ACP v1 transcripts to
 ``tests/agents/<agent>/<scenario>.jsonl``, what the v2 client saw through the
 live bridge to ``<scenario>.live.jsonl``, and what was run (package, version
 installed, command, API, each scenario's outcome, time, trace --model verdict
-and live outcome) to ``tests/agents/versions.json``. Needs node >= 20, npm and
+and live outcome) to ``tests/agents/versions.json``. With ``--scenario`` only those scenarios
+are run again, and their files and entries replaced (each with the date it was recorded); the
+rest stays as it was. Needs node >= 20, npm and
 the npm registry; the tests read only the committed files
 (tests/test_agents_corpus.py), and a slow-marked test runs the probe live when
 the agents are installed in the cache.
@@ -74,7 +76,10 @@ def install(cache: Path, name: str) -> str:
     return got
 
 
-def record(cache: Path, name: str, timeout: float, live: bool) -> dict:
+def record(cache: Path, name: str, timeout: float, live: bool, scenarios: list[str] | None = None,
+           before: dict | None = None) -> dict:
+    """Run the scenarios (every one, or only ``scenarios``, merged into ``before``: the agent's entry
+    as it was) and write their transcripts; the agent's entry of versions.json."""
     from acp_lifecycle.sims.probe import SCENARIOS, load_validators, probe
 
     out = HERE / name
@@ -86,18 +91,27 @@ def record(cache: Path, name: str, timeout: float, live: bool) -> dict:
         also = f"; live: {r.live.status} ({r.live.seconds:.1f} s)" if r.live is not None else ""
         print(f"  {name} {r.scenario}: {r.status} ({r.seconds:.1f} s){also}", flush=True)
 
-    results = probe(command(cache, name), profiles()[name], list(SCENARIOS), scratch, timeout=timeout,
+    results = probe(command(cache, name), profiles()[name], scenarios or list(SCENARIOS), scratch, timeout=timeout,
                     validators=load_validators(), progress=progress, live=live)
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir()
+    if scenarios is None:
+        shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(exist_ok=True)
     for r in results:
+        for old in (out / f"{r.scenario}.jsonl", out / f"{r.scenario}.live.jsonl"):
+            old.unlink(missing_ok=True)
         for src in (scratch / f"{r.scenario}.jsonl", scratch / f"{r.scenario}.live.jsonl"):
             if src.is_file():
                 shutil.copyfile(src, out / src.name)
     shutil.rmtree(scratch, ignore_errors=True)
     agent = next((r.agent for r in results if r.agent), {})
-    return {"agent_info": agent, "auth": next((r.auth for r in results if r.auth), None),
-            "seconds": round(time.monotonic() - started, 1),
+    seconds = round(time.monotonic() - started, 1)
+    if scenarios is not None and before:
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        merged = dict(before["scenarios"], **{r.scenario: dict(_scenario(r), recorded=day) for r in results})
+        return {"agent_info": before.get("agent_info") or agent, "auth": before.get("auth"),
+                "seconds": round(before.get("seconds", 0) + seconds, 1),
+                "scenarios": {n: merged[n] for n in SCENARIOS if n in merged}}
+    return {"agent_info": agent, "auth": next((r.auth for r in results if r.auth), None), "seconds": seconds,
             "scenarios": {r.scenario: _scenario(r) for r in results}}
 
 
@@ -116,6 +130,8 @@ def main(argv=None) -> int:
     p.add_argument("--agent", nargs="+", choices=AGENTS, default=AGENTS)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per scenario")
     p.add_argument("--no-live", action="store_true", help="skip the runs through bridge serve")
+    p.add_argument("--scenario", nargs="+", metavar="NAME",
+                   help="run only these scenarios again; the others' files and entries stay as they are")
     args = p.parse_args(argv)
     if shutil.which("node") is None or shutil.which("npm") is None:
         print("regenerate: node and npm are needed", file=sys.stderr)
@@ -127,11 +143,18 @@ def main(argv=None) -> int:
         print(f"{name} {version}", flush=True)
         prof = profiles()[name]
         node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
-        versions[name] = {"package": prof.package, "version": version, "api": prof.api,
-                          "command": [str(Path(a).relative_to(args.cache / name)) if a.startswith(str(args.cache)) else a
-                                      for a in command(args.cache, name)],
-                          "node": node, "recorded": time.strftime("%Y-%m-%d", time.gmtime()),
-                          **record(args.cache, name, args.timeout, not args.no_live)}
+        before = versions.get(name) if args.scenario else None
+        if args.scenario and (before is None or before.get("version") != version):
+            print(f"regenerate: {name} {version} has no recorded corpus to add scenarios to: run it whole",
+                  file=sys.stderr)
+            return 2
+        entry = {"package": prof.package, "version": version, "api": prof.api,
+                 "command": [str(Path(a).relative_to(args.cache / name)) if a.startswith(str(args.cache)) else a
+                             for a in command(args.cache, name)],
+                 "node": node, "recorded": time.strftime("%Y-%m-%d", time.gmtime())}
+        if before is not None:
+            entry.update(node=before["node"], recorded=before["recorded"])
+        versions[name] = {**entry, **record(args.cache, name, args.timeout, not args.no_live, args.scenario, before)}
         versions_path.write_text(json.dumps(dict(sorted(versions.items())), indent=2) + "\n")
     return 0
 
