@@ -80,7 +80,7 @@ def agent_receive(s: System, c: int, rules: Rules, out: list[Step]) -> None:
     o = Outbox(s)
     if kind == "prompt":
         req = Req(c, msg[1], msg[2], "received", 0, (), False, False, False, False)
-        idx = len(a.reqs)
+        idx: int | None = len(a.reqs)
         a = a._replace(reqs=a.reqs + (req,))
         if rules.respond_at == "receipt":
             a = _reserve(a, idx, rules)
@@ -145,7 +145,7 @@ def _agent_cancel(s: System, c: int, a: Agent, o: Outbox, rules: Rules, out: lis
         for idx, req in enumerate(a.reqs):
             if req.phase in NOT_INSERTED:
                 a = _parts.of(rules).reject(a, idx, o, ERR_CANCELLED, rules)
-    label = ("AgentReceive", c, "cancel")
+    label: tuple = ("AgentReceive", c, "cancel")
     holders = [cc for cc in range(len(s.clients)) if pid and _perm_client(s, cc, pid)]
     if holders and rules.cancel_permissions:
         # 2.4.0: "It SHOULD cancel each of them with `$/cancel_request`."
@@ -165,13 +165,13 @@ def _agent_resume(s: System, c: int, msg: tuple, rules: Rules, out: list[Step]) 
     rid, replay = msg[1], msg[2]
     a0 = s.agent._replace(attached=s.agent.attached | (1 << c))
     replays = replay or rules.replay_without_replay_from
-    modes = ("whole", "chunks") if replays else ("none",)
+    modes: tuple = ("whole", "chunks") if replays else ("none",)
     if replays and rules.replay_mixed:
         # Each retained message whole or by chunks, independently (an agent
         # replays a message as it first sent it): every mix of the two.
         k = sum(1 for m in s.agent.conv if m.retained)
         modes += tuple(m for m in product(("whole", "chunks"), repeat=k) if len(set(m)) > 1)
-    snaps = ("snapshot",) if rules.resume_snapshot == "must" else ("no-snapshot", "snapshot")
+    snaps: tuple = ("snapshot",) if rules.resume_snapshot == "must" else ("no-snapshot", "snapshot")
     if s.agent.fg == IDLE and s.agent.stop:
         # "Repeated or resume snapshots may carry the last stop reason for
         # context": or not.
@@ -305,7 +305,7 @@ def agent_prompts(s: System, cfg: Config, rules: Rules, out: list[Step]) -> None
             out.append(Step(("AgentRespond", idx), commit(s, a2, o), tuple(o.emitted)))
     if rules.echo:
         # v1 has no whole user_message: it echoes by chunks only.
-        modes = ("chunk",) if rules.protocol == "v1" else ("whole", "chunk") if cfg.chunks else ("whole",)
+        modes: tuple = ("chunk",) if rules.protocol == "v1" else ("whole", "chunk") if cfg.chunks else ("whole",)
         if cfg.meta and rules.protocol == "v2":
             modes += ("chunk+meta",)
         for i, m in enumerate(a.conv):
@@ -326,7 +326,7 @@ def insert(s: System, idx: int, retained: bool, rules: Rules, queue: bool = Fals
     msg = Msg(mid, req.content, retained, idx, "command" if command else "prompt", a.attached, int(command), a.attached)
     r = req._replace(phase=REQUEST[(req.phase, "insert")], mid=mid, ever_inserted=True)
     a = a._replace(reqs=replace_at(a.reqs, idx, r), conv=a.conv + (msg,), next_id=nxt_id, issued=issued)
-    label = ("AgentInsert", idx, "retained" if retained else "live-only")
+    label: tuple = ("AgentInsert", idx, "retained" if retained else "live-only")
     if a.work is not None and not queue:
         # Inserted while work runs: this work takes it (steering), or, with
         # ``queue``, it waits for later work (holding it un-inserted until the
@@ -608,7 +608,7 @@ def end(
         for c in (c for c in range(len(s.clients)) if _perm_client(s, c, w.perm)):
             o.send(c, ("perm_cancel", w.perm))
     ended = frozenset(t for t, _ in tools)
-    stragglers = ()
+    stragglers: tuple = ()
     if rules.tool_update_after_idle and tools:
         stragglers = (tools[-1][0],)
     if rules.error_beside_stop_reason and reason != "error":

@@ -62,11 +62,14 @@ from .clients import client_receive, clients
 from .composition import NONE, Composition, composition
 from .config import RFD_RULES, Config, Rules
 from .judges import SENT, events_of_step
-from .state import *  # noqa: F403 - re-exported: the model's state types and constants (state.__all__)
+from .state import Step, System, replace_at
 from .state import initial_state as _core_initial_state
-from .state import replace_at
 
 __all__ = [*state_module.__all__, "successors"]
+# re-exported: the model's state types and constants (state.__all__); not ``import *``, which a
+# module compiled by mypyc does not bind (docs/performance.md, "A compiled model")
+for _name in state_module.__all__:
+    globals().setdefault(_name, getattr(state_module, _name))
 
 # The messages the participants exchange are listed once, in state.py ("Messages").
 
