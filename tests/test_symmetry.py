@@ -171,22 +171,24 @@ def test_two_clients_inserting_in_either_order_are_one_representative():
 
 # --- the reduction's assumptions, checked during the search ----------------------------
 #
-# Faults written as an outside reviewer would write them: a model function patched in
-# place, with ``Rules`` saying nothing (so ``ids_opaque`` still allows renaming). The
+# Faults written as an outside reviewer would write them: a part of the model replaced
+# (``Rules.parts``), with ``Rules`` saying nothing (so ``ids_opaque`` still allows renaming). The
 # search must notice that a step breaks what renaming assumes, and search again
 # without it: its verdicts are then the unreduced search's, whatever the fault.
 
 
 def _counter_reset(monkeypatch):
-    import acp_lifecycle.model.agent as agent
+    # the agent's restart with its ID counter set back, as a faulty part (model/parts.py): a module
+    # function patched in place would not reach the compiled model (setup.py), which calls it directly
+    original = parts.DEFAULT.agent_faults
 
-    original = agent._restart
+    def _faults(s, cfg, rules, out):
+        steps: list = []
+        original(s, cfg, rules, steps)
+        out.extend(st._replace(state=st.state._replace(agent=st.state.agent._replace(next_id=1)))
+                   if st.action[0] == "AgentRestart" else st for st in steps)
 
-    def _restart(s, rules):
-        step = original(s, rules)
-        return step._replace(state=step.state._replace(agent=step.state.agent._replace(next_id=1)))
-
-    monkeypatch.setattr(agent, "_restart", _restart)
+    monkeypatch.setattr(parts, "DEFAULT", parts.DEFAULT.with_(agent_faults=_faults))
     return "import", "moved the agent's ID counter back"
 
 

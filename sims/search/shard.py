@@ -20,8 +20,9 @@ import numpy as np
 
 from acp_lifecycle.model import Lifecycle, Property, SymmetryBroken, System
 
+from .expand import expand_states
 from .por import SAMPLE, Reduction
-from .storage import CHECK_EVERY, FINGERPRINTS, Frontier, mask_typecode, trim_heap, Visited
+from .storage import FINGERPRINTS, Frontier, mask_typecode, trim_heap, Visited
 
 __all__ = ["Found", "RECORDS", "Shard"]
 
@@ -165,77 +166,9 @@ class Shard:
         ``others``: the fingerprints the other shards took in the last level."""
         if others:
             self.old.add(np.frombuffer(others, dtype=np.int64))
-        checks = self.checks
-        checks.settle(settled)
-        next_steps = self.model.next_steps
-        canon, fpf = self.canon, FINGERPRINTS[self.fpname]
-        found = self.found
-        graph, eventually = self.graph, checks.eventually
-        guard = self._guard if self.fresh else None
-        count = self.count
-        claims = [array("q") for _ in range(count)]
-        new, cands = self._new, self._cand_fps
-        d = self.depth
-        exp_fp, exp_mask, exp_deg, edges = self.exp_fp, self.exp_mask, self.exp_deg, self.edges
-        transitions = 0
-        pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
-        por = self.por
-        cached: dict[int, tuple] = {}  # the ample steps' representatives and fingerprints, by id(step)
-        for s, f in self.frontier.drain():
-            if checks.always:
-                hit = False
-                for p in checks.always:
-                    if p.check(s):
-                        found[p.id] = Found(p.id, d, f)
-                        hit = True
-                if hit:
-                    checks.settle(found)
-            if graph:
-                mask = 0
-                for k, p in enumerate(eventually):
-                    if p.check(s):
-                        mask |= 1 << k
-                if count > 1:  # in one process the expansion order is the records' order
-                    exp_fp.append(f)
-                exp_mask.append(mask)
-                dsts = set()
-            succ = next_steps(s)
-            if por is not None:
-                cached.clear()
-                succ = por.ample(s, succ, lambda steps: self._deeper(f, steps, cached))
-            transitions += len(succ)
-            for step in succ:
-                ps = checks.for_step(step)
-                if ps:
-                    hit = False
-                    for p in ps:
-                        if p.check(s, step):
-                            found[p.id] = Found(p.id, d + 1, f, step.action)
-                            hit = True
-                    if hit:
-                        checks.settle(found)
-                # the representative goes on: its successors mostly stay
-                # representatives, which canon then returns as they are
-                got = cached.get(id(step)) if por is not None else None
-                if got is None:
-                    post = step.state if canon is None else canon(step.state)
-                    g = fpf(post)
-                else:
-                    post, g = got
-                if guard is not None:
-                    guard(s, step, post)
-                if graph:
-                    dsts.add(g)
-                if g in pend or g in new or g in cands:
-                    continue
-                pend[g] = (post, f)
-            if graph:
-                exp_deg.append(len(dsts))
-                edges.extend(dsts)
-            if len(pend) >= CHECK_EVERY:
-                self._flush(pend, claims)
-                pend = {}
-        self._flush(pend, claims)
+        self.checks.settle(settled)
+        claims = [array("q") for _ in range(self.count)]
+        transitions = expand_states(self, self.frontier.drain(), claims, Found)
         self.transitions += transitions
         return [c.tobytes() for c in claims]
 

@@ -1,0 +1,89 @@
+"""The expansion of one level's states: the search's innermost loop, compiled with the model where
+the compiled build is there (setup.py; docs/performance.md, "A compiled model").
+
+It is ``Shard.expand``'s loop, a function of its own so that mypyc compiles it without the
+``Shard`` class (pickled for Dask, with a ``__dict__``): it reads and writes the shard's fields.
+"""
+
+from __future__ import annotations
+
+from .storage import CHECK_EVERY, FINGERPRINTS
+
+__all__ = ["expand_states"]
+
+
+def expand_states(shard, states, claims: list, found_type) -> int:
+    """Expand ``states`` ((state, fingerprint) pairs) for ``shard``: check the properties on each
+    state and step, record the expansions, and keep the new candidates (``shard._flush``); return
+    the transitions. ``found_type``: ``shard.Found``."""
+    checks = shard.checks
+    next_steps = shard.model.next_steps
+    canon, fpf = shard.canon, FINGERPRINTS[shard.fpname]
+    found = shard.found
+    graph, eventually = shard.graph, checks.eventually
+    guard = shard._guard if shard.fresh else None
+    count = shard.count
+    new, cands = shard._new, shard._cand_fps
+    d = shard.depth
+    exp_fp, exp_mask, exp_deg, edges = shard.exp_fp, shard.exp_mask, shard.exp_deg, shard.edges
+    Found = found_type
+    transitions = 0
+    pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
+    por = shard.por
+    cached: dict[int, tuple] = {}  # the ample steps' representatives and fingerprints, by id(step)
+    for s, f in states:
+        if checks.always:
+            hit = False
+            for p in checks.always:
+                if p.check(s):
+                    found[p.id] = Found(p.id, d, f)
+                    hit = True
+            if hit:
+                checks.settle(found)
+        if graph:
+            mask = 0
+            for k, p in enumerate(eventually):
+                if p.check(s):
+                    mask |= 1 << k
+            if count > 1:  # in one process the expansion order is the records' order
+                exp_fp.append(f)
+            exp_mask.append(mask)
+            dsts = set()
+        succ = next_steps(s)
+        if por is not None:
+            cached.clear()
+            succ = por.ample(s, succ, lambda steps: shard._deeper(f, steps, cached))
+        transitions += len(succ)
+        for step in succ:
+            ps = checks.for_step(step)
+            if ps:
+                hit = False
+                for p in ps:
+                    if p.check(s, step):
+                        found[p.id] = Found(p.id, d + 1, f, step.action)
+                        hit = True
+                if hit:
+                    checks.settle(found)
+            # the representative goes on: its successors mostly stay
+            # representatives, which canon then returns as they are
+            got = cached.get(id(step)) if por is not None else None
+            if got is None:
+                post = step.state if canon is None else canon(step.state)
+                g = fpf(post)
+            else:
+                post, g = got
+            if guard is not None:
+                guard(s, step, post)
+            if graph:
+                dsts.add(g)
+            if g in pend or g in new or g in cands:
+                continue
+            pend[g] = (post, f)
+        if graph:
+            exp_deg.append(len(dsts))
+            edges.extend(dsts)
+        if len(pend) >= CHECK_EVERY:
+            shard._flush(pend, claims)
+            pend = {}
+    shard._flush(pend, claims)
+    return transitions

@@ -1,0 +1,72 @@
+"""The compiled model (setup.py, mypyc) against the interpreted one: the same states, steps, messages
+and findings on every member of ``default`` and every seeded bug's member.
+
+The interpreted path is tested always; the comparison runs where the compiled build is there
+(``pip install -e .`` with mypy and a C compiler), and skips with the reason where it is not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from acp_lifecycle.model import BUGS
+
+WALK = Path(__file__).with_name("compiled_walk.py")
+
+
+def _run(args: list[str], pure: bool, code: str | None = None) -> list[dict]:
+    env = {k: v for k, v in os.environ.items() if k != "ACP_LIFECYCLE_PURE"}
+    if pure:
+        env["ACP_LIFECYCLE_PURE"] = "1"
+    cmd = [sys.executable, "-c", code] if code else [sys.executable, str(WALK), *args]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def _compiled() -> str:
+    return _run([], pure=False, code="import acp_lifecycle, json; print(json.dumps(acp_lifecycle.model_path))")[0]
+
+
+def test_the_interpreted_path_runs_the_py_files_and_walks_a_member():
+    got = _run(["tiny"], pure=True)
+    assert got[0]["model_path"] == "interpreted (ACP_LIFECYCLE_PURE set)"
+    assert got[1]["member"] == "tiny" and got[1]["states"] > 10
+    files = _run([], pure=True, code=(
+        "import importlib, json\n"
+        "names = ('model.system', 'model.agent', 'model.symmetry', 'model.judges.observe', 'sims.search.expand')\n"
+        "print(json.dumps([importlib.import_module('acp_lifecycle.' + n).__file__ for n in names]))"))[0]
+    assert all(f.endswith(".py") for f in files), files
+
+
+def test_a_source_changed_since_the_build_runs_interpreted():
+    """A compiled module whose source was edited would run the old code: the package loads every
+    module from its .py instead (all of them: compiled modules call each other directly)."""
+    code = (
+        "import sys, types, json\n"
+        "sys.modules['acp_lifecycle._build_info'] = types.SimpleNamespace(SOURCES={\n"
+        "    'acp_lifecycle.model.system': ('model/system.py', '0' * 64)})\n"
+        "import acp_lifecycle\n"
+        "from acp_lifecycle.model import system, agent\n"
+        "print(json.dumps([acp_lifecycle.model_path, system.__file__, agent.__file__]))\n"
+    )
+    path, *files = _run([], pure=False, code=code)[0]
+    assert path.startswith("interpreted (system.py changed since the build"), path
+    assert all(f.endswith(".py") for f in files), files
+
+
+@pytest.mark.skipif(_compiled() != "compiled", reason="the compiled model is not built (setup.py: mypyc, a C compiler)")
+def test_compiled_and_interpreted_walk_the_same_states_steps_messages_and_findings():
+    args = ["default", *(f"bug:{name}" for name in sorted(BUGS))]
+    compiled, interpreted = _run(args, pure=False), _run(args, pure=True)
+    assert compiled[0]["model_path"] == "compiled"
+    assert interpreted[0]["model_path"].startswith("interpreted")
+    assert len(compiled) == len(interpreted) > len(args)  # a line a member, default has several
+    for a, b in zip(compiled[1:], interpreted[1:]):
+        assert a == b
