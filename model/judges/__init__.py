@@ -56,12 +56,13 @@ from ..observed import (
     UserMessage,
 )
 from . import ending, messages, requests, resume, session
-from ._judge import Judge, put_pair, sorted_tuple, with_item
+from ._judge import Cite, Judge, clause_of, put_pair, restate, sorted_tuple, with_item
 from .observe import JudgeSet
 from .records import SENT, events_of_step, record_of_client, record_of_json, record_of_model
 
 __all__ = [
     "CORE",
+    "Cite",
     "JUDGES",
     "STATEFUL",
     "CancelRequest",
@@ -82,6 +83,7 @@ __all__ = [
     "ToolUpdate",
     "UserChunk",
     "UserMessage",
+    "clause_of",
     "events_of_step",
     "judge",
     "observe",
@@ -90,6 +92,7 @@ __all__ = [
     "record_of_client",
     "record_of_json",
     "record_of_model",
+    "restate",
     "sorted_tuple",
     "start",
     "with_item",

@@ -7,7 +7,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["Judge", "put_pair", "sorted_tuple", "with_item"]
+__all__ = ["Cite", "Judge", "clause_of", "restate", "put_pair", "sorted_tuple", "with_item"]
+
+
+class Cite(str):
+    """What a judge found, naming the clause about its case when that is not the judge's first: a second
+    response is JSON-RPC's one reply to a call, or, after ``$/cancel_request``, 2.4.0's sentence about that."""
+
+    clause: str
+
+    def __new__(cls, text: str, clause: str) -> "Cite":
+        self = super().__new__(cls, text)
+        self.clause = clause
+        return self
+
+    def __reduce__(self):
+        return Cite, (str(self), self.clause)
+
+
+def restate(why: str, text: str) -> str:
+    """``text`` (a finding ``why`` put in its place) naming the clause ``why`` names, if it does."""
+    return Cite(text, why.clause) if isinstance(why, Cite) else text
+
+
+def clause_of(why: str, clauses: tuple[str, ...]) -> str:
+    """The clause a finding quotes: its case's (``Cite``), else the rule's first."""
+    return getattr(why, "clause", "") or (clauses[0] if clauses else "")
 
 
 @dataclass(frozen=True, slots=True)
