@@ -1,4 +1,4 @@
-"""Benchmark: `acp-lifecycle trace` on the conformance corpus and on a long log.
+"""Benchmark: `acp-lifecycle trace` on the conformance corpus and on long logs.
 
 1. The monitor on tests/corpus/conforming: messages per second of
    `check_transcript`, rules only and with the pinned schema (when it has been
@@ -6,11 +6,18 @@
 2. `acp-lifecycle trace` as a user runs it, on a long conforming log built
    from the corpus (every conforming transcript again and again, each copy
    under fresh connection labels, session IDs and message IDs, so the whole
-   stays conforming): wall time, peak RSS of the process, exit status, with
-   the schema and with ``--no-schema``.
+   stays conforming: many short connections): wall time, CPU time, peak RSS of
+   the process, exit status, with the schema and with ``--no-schema``.
+3. The same on logs of **one connection and one session**, as an editor keeps
+   them for hours (``--long``, default 10,000, 50,000 and 200,000 lines): turns of
+   prompt, echo, response, running, chunks and idle, with a tool call every
+   third turn, written here message by message (not from the corpus nor the
+   project's generators), and the time per line of each row, which stays
+   the same when trace is linear in the length of a connection.
 
-    python bench/trace.py                      # 200,000 lines
+    python bench/trace.py                      # 200,000 lines; one connection: 10k, 50k, 200k
     python bench/trace.py --lines 50000 --rounds 5 --keep /tmp/long.jsonl
+    python bench/trace.py --skip-corpus --long 10000 20000 40000
 
 The machine may be shared: compare rows of one run.
 """
@@ -59,6 +66,58 @@ def build_log(path: Path, lines: int) -> int:
                 written += len(entries)
                 if written >= lines:
                     break
+    return written
+
+
+def _update(sid: str, update: dict) -> dict:
+    return {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": update}}
+
+
+def one_connection_turns():
+    """The entries of one connection and one session, turn after turn, without end: prompt,
+    echo, response, running, chunks, idle; every third turn the work runs a tool call."""
+    conn, sid = "editor", "sess_editor"
+    yield {"conn": conn, "from": "client", "msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": 2, "info": {"name": "bench-editor", "version": "1.0.0"}, "capabilities": {}}}}
+    yield {"conn": conn, "from": "agent", "msg": {"jsonrpc": "2.0", "id": 0, "result": {
+        "protocolVersion": 2, "info": {"name": "bench-agent", "version": "1.0.0"}, "capabilities": {"session": {}}}}}
+    yield {"conn": conn, "from": "client", "msg": {"jsonrpc": "2.0", "id": 1, "method": "session/new",
+                                                   "params": {"cwd": "/home/user/project", "mcpServers": []}}}
+    yield {"conn": conn, "from": "agent", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": sid}}}
+    turn = 0
+    while True:
+        turn += 1
+        rid, mid = turn + 1, f"m-{turn:08x}"
+        text = f"Please look at item {turn}."
+        agent = lambda msg: {"conn": conn, "from": "agent", "msg": msg}  # noqa: E731
+        yield {"conn": conn, "from": "client", "msg": {"jsonrpc": "2.0", "id": rid, "method": "session/prompt", "params": {
+            "sessionId": sid, "prompt": [{"type": "text", "text": text}]}}}
+        yield agent(_update(sid, {"sessionUpdate": "user_message", "messageId": mid,
+                                  "content": [{"type": "text", "text": text}]}))
+        yield agent({"jsonrpc": "2.0", "id": rid, "result": {"messageId": mid}})
+        yield agent(_update(sid, {"sessionUpdate": "state_update", "state": "running"}))
+        if turn % 3 == 0:
+            tool = f"tool-{turn}"
+            yield agent(_update(sid, {"sessionUpdate": "tool_call_update", "toolCallId": tool,
+                                      "title": f"Read file {turn}", "kind": "read", "status": "in_progress"}))
+            yield agent(_update(sid, {"sessionUpdate": "tool_call_update", "toolCallId": tool, "status": "completed"}))
+        for part in ("Looking", " at it", f" now ({turn})."):
+            yield agent(_update(sid, {"sessionUpdate": "agent_message_chunk", "messageId": mid,
+                                      "content": {"type": "text", "text": part}}))
+        yield agent(_update(sid, {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}))
+
+
+def build_one_connection(path: Path, lines: int) -> int:
+    """Write a conforming log of one connection and one session, whole turns, at least ``lines``
+    lines; its line count."""
+    written = 0
+    with path.open("w") as out:
+        for e in one_connection_turns():
+            out.write(json.dumps(e, separators=(",", ":")) + "\n")
+            written += 1
+            # stop at the end of a turn (an idle) once long enough
+            if written >= lines and e["msg"].get("params", {}).get("update", {}).get("state") == "idle":
+                break
     return written
 
 
@@ -111,22 +170,40 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=200_000, help="length of the long log (default 200,000)")
     ap.add_argument("--rounds", type=int, default=20, help="passes over the corpus (default 20)")
     ap.add_argument("--keep", type=Path, help="write the long log here and keep it (default: a temporary file)")
-    ap.add_argument("--json", action="store_true", help="print the long-log rows as JSON")
+    ap.add_argument("--long", type=int, nargs="*", default=[10_000, 50_000, 200_000], metavar="LINES",
+                    help="lengths of the one-connection logs (default 10,000 50,000 200,000; none: skip them)")
+    ap.add_argument("--skip-corpus", action="store_true", help="only the one-connection logs")
+    ap.add_argument("--no-schema-too", action="store_true", help="time the one-connection logs with --no-schema too")
+    ap.add_argument("--json", action="store_true", help="print the long-log rows as JSON Lines")
     args = ap.parse_args()
-    corpus_throughput(args.rounds)
     print(f"load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
-        log = args.keep or Path(tmp) / "long.jsonl"
-        n = build_log(log, args.lines)
-        size = log.stat().st_size
-        print(f"long log: {n:,} lines, {size / 1e6:.1f} MB ({log})")
-        rows = [run_trace_rss(log), run_trace_rss(log, "--no-schema")]
-    if args.json:
-        print(json.dumps({"lines": n, "bytes": size, "runs": rows}, indent=2))
-        return 0
-    for r in rows:
-        print(f"trace {r['options']:18} {r['seconds']:6.2f} s ({r['cpu_seconds']:.2f} s CPU)  peak RSS {r['peak_rss_mb']:7.1f} MB  exit {r['exit']}  | {r['last']}")
+        if not args.skip_corpus:
+            corpus_throughput(args.rounds)
+            log = args.keep or Path(tmp) / "long.jsonl"
+            n = build_log(log, args.lines)
+            size = log.stat().st_size
+            print(f"long log of many connections: {n:,} lines, {size / 1e6:.1f} MB ({log})")
+            _show(args, "many connections", n, [run_trace_rss(log), run_trace_rss(log, "--no-schema")])
+        for lines in args.long:
+            log = Path(tmp) / f"one-{lines}.jsonl"
+            n = build_one_connection(log, lines)
+            print(f"one connection, one session: {n:,} lines, {log.stat().st_size / 1e6:.1f} MB")
+            rows = [run_trace_rss(log)] + ([run_trace_rss(log, "--no-schema")] if args.no_schema_too else [])
+            _show(args, "one connection", n, rows)
+            log.unlink()
+    print(f"load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
     return 0
+
+
+def _show(args, shape: str, lines: int, rows: list) -> None:
+    for r in rows:
+        if args.json:
+            print(json.dumps({"shape": shape, "lines": lines, **r}), flush=True)
+            continue
+        per = r["cpu_seconds"] / lines * 1e6
+        print(f"trace {r['options']:18} {r['seconds']:6.2f} s ({r['cpu_seconds']:.2f} s CPU, {per:5.1f} µs/line)"
+              f"  peak RSS {r['peak_rss_mb']:6.1f} MB  exit {r['exit']}  | {r['last'][:60]}", flush=True)
 
 
 if __name__ == "__main__":
