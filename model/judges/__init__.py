@@ -54,7 +54,7 @@ from ..observed import (
     UserMessage,
 )
 from . import ending, messages, requests, resume, session
-from ._judge import Judge, put_pair, sorted_tuple, with_item
+from ._judge import NO_ITEMS, NO_PAIRS, Items, Judge, Pairs, put_pair, sorted_tuple, with_item
 from .observe import JudgeSet
 from .records import events_of_step, record_of_client, record_of_json, record_of_model
 
@@ -64,8 +64,12 @@ __all__ = [
     "STATEFUL",
     "CancelRequest",
     "Closed",
+    "Items",
     "Judge",
     "JudgeSet",
+    "NO_ITEMS",
+    "NO_PAIRS",
+    "Pairs",
     "PromptError",
     "PromptResult",
     "Request",

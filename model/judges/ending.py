@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..observed import Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
 from ..records import compile_replace
-from ._judge import Judge, put_pair, sorted_tuple
+from ._judge import NO_ITEMS, NO_PAIRS, Items, Judge, Pairs
 
 __all__ = ['JUDGES']
 
@@ -39,9 +39,9 @@ class _Tools(NamedTuple):
     """What one view (a session on a connection) was told of tool calls and foreground work."""
 
     active: bool = False  # the state last reported is running or requires_action
-    working: tuple = ()  # ((tool id, status), ...) of the work in progress, sorted
-    ended: tuple = ()  # tool ids of work an idle has ended, sorted
-    status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of, sorted
+    working: Pairs = NO_PAIRS  # tool id -> status, of the work in progress
+    ended: Items = NO_ITEMS  # tool ids of work an idle has ended
+    status: Pairs = NO_PAIRS  # tool id -> status, every tool call the view was told of (but final ones an idle ended)
     background: tuple = ()  # tool ids the last state update listed as background
     history: bool = False  # inside a resume with replay, before its snapshot: updates are history
 
@@ -86,7 +86,7 @@ def _tools_after(t: _Tools, rec):
         return t, None
     t = t._replace(history=False, background=rec.background)
     if rec.state in _WORKING:
-        return t._replace(active=True, working=t.working if t.active else ()), None
+        return t._replace(active=True, working=t.working if t.active else NO_PAIRS), None
     if rec.state != "idle" or not t.active:
         return t._replace(active=False), None
     bg = rec.background
@@ -94,24 +94,24 @@ def _tools_after(t: _Tools, rec):
     if rec.stop_reason == "error":
         open_ = tuple(tid for tid, st in t.working if st not in _FINAL and tid not in bg)
         broke = ("unfinished", open_) if open_ else None
-    ended = sorted_tuple(tuple(set(t.ended) | {tid for tid, _ in t.working if tid not in bg}))
+    ended = t.ended.union(tid for tid, _ in t.working if tid not in bg)
     # a final status stays final: only the others can still matter (an update without a status)
-    status = tuple(p for p in t.status if p[1] not in _FINAL)
-    return t._replace(active=False, working=(), ended=ended, status=status), broke
+    status = t.status.keep(lambda st: st not in _FINAL)
+    return t._replace(active=False, working=NO_PAIRS, ended=ended, status=status), broke
 
 
 def _tool_update(t: _Tools, rec: ToolUpdate):
     tid, status = rec.tool_id, rec.status
-    known = dict(t.status)
+    known = t.status
     broke = None
     if not t.history:
         if tid in t.ended:
             broke = ("after-idle", tid)
-            t = t._replace(ended=tuple(x for x in t.ended if x != tid))
+            t = t._replace(ended=t.ended.discard(tid))
         if t.active and tid not in t.background:
-            t = t._replace(working=put_pair(t.working, tid, status or dict(t.working).get(tid) or known.get(tid) or "pending"))
+            t = t._replace(working=t.working.set(tid, status or t.working.get(tid) or known.get(tid) or "pending"))
     if status is not None or tid not in known:
-        t = t._replace(status=put_pair(t.status, tid, status or known.get(tid) or "pending"))
+        t = t._replace(status=known.set(tid, status or known.get(tid) or "pending"))
     return t, broke
 
 

@@ -4,7 +4,7 @@ request still answered (``per="connection"``: JSON-RPC ids are per connection)."
 from __future__ import annotations
 
 from ..observed import CancelRequest, Closed, PromptError, PromptResult, Request, ResumeResult, Response
-from ._judge import Judge, with_item
+from ._judge import NO_ITEMS, Items, Judge, with_item
 
 __all__ = ['JUDGES']
 
@@ -18,21 +18,20 @@ def _answered(rec):
     return None
 
 
-def _one_response_per_request(state: tuple, rec):
-    """state: the requests answered on the connection, (asker, rid) sorted."""
+def _one_response_per_request(state: Items, rec):
+    """state: the requests answered on the connection, (asker, rid)."""
     t = type(rec)
     if t is Closed:
-        return (), ""
+        return NO_ITEMS, ""
     if t is Request:
-        key = (rec.asker, rec.rid)
         # answered: its id may be used again
-        return (tuple(k for k in state if k != key) if key in state else state), ""
+        return state.discard((rec.asker, rec.rid)), ""
     key = _answered(rec)
     if key is None:
         return state, ""
     if key in state:
         return state, f"a second response to the {key[0]}'s request {key[1]}"
-    return with_item(state, key), ""
+    return state.add(key), ""
 
 
 def _pending_requests(state: tuple, rec):
@@ -68,7 +67,7 @@ JUDGES = (
           ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
           (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
           ("sometimes_cancel_request_after_answer",),
-          per="connection", start=(), step=_one_response_per_request),
+          per="connection", start=NO_ITEMS, step=_one_response_per_request),
     Judge("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
           ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None,
           ("sometimes_prompt_answered",), per="connection", start=(), step=_pending_requests,
