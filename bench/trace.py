@@ -107,18 +107,24 @@ def one_connection_turns():
         yield agent(_update(sid, {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}))
 
 
+def one_connection_log(lines: int) -> list[dict]:
+    """The entries of a conforming log of one connection and one session: whole turns, at least
+    ``lines`` lines (it ends with the idle of the turn that reaches ``lines``)."""
+    out = []
+    for e in one_connection_turns():
+        out.append(e)
+        if len(out) >= lines and e["msg"].get("params", {}).get("update", {}).get("state") == "idle":
+            return out
+    raise AssertionError("unreachable: the turns never end")
+
+
 def build_one_connection(path: Path, lines: int) -> int:
-    """Write a conforming log of one connection and one session, whole turns, at least ``lines``
-    lines; its line count."""
-    written = 0
+    """Write ``one_connection_log(lines)`` to ``path``; its line count."""
+    entries = one_connection_log(lines)
     with path.open("w") as out:
-        for e in one_connection_turns():
+        for e in entries:
             out.write(json.dumps(e, separators=(",", ":")) + "\n")
-            written += 1
-            # stop at the end of a turn (an idle) once long enough
-            if written >= lines and e["msg"].get("params", {}).get("update", {}).get("state") == "idle":
-                break
-    return written
+    return len(entries)
 
 
 def run_trace_rss(log: Path, *options: str) -> dict:
