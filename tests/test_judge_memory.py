@@ -1,8 +1,9 @@
-"""What the judges remember (model/judges/_judge.py: ``Items``, ``Pairs``) is, as a value of the explored
-state, the sorted tuple it replaced: equal, hashed, ordered, printed and pickled as that tuple, so that
-``check`` explores the same states in the same order; and one message changes it without copying or
-sorting it, so that ``trace`` spends as much per line at the end of a connection held for hours as at
-its start (issue 35)."""
+"""What the judges remember (model/judges/_judge.py): a set or map of more than ``SMALL`` items is an
+``Items`` or ``Pairs``, which one message changes without copying or sorting it, so that ``trace``
+spends as much per line at the end of a connection held for hours as at its start (issue 35); a
+smaller one is the sorted tuple it always was. As a value of the explored state an ``Items`` is that
+sorted tuple: equal, hashed, ordered (against a tuple too), printed, pickled and fingerprinted as it,
+so that ``check`` explores the same states in the same order."""
 
 import importlib.util
 import pickle
@@ -13,8 +14,7 @@ import pytest
 
 from acp_lifecycle.model.judges import (
     JUDGES,
-    NO_ITEMS,
-    NO_PAIRS,
+    SMALL,
     Closed,
     Items,
     Pairs,
@@ -24,9 +24,14 @@ from acp_lifecycle.model.judges import (
     StateUpdate,
     ToolUpdate,
     UserMessage,
+    pair_value,
     put_pair,
+    rename_items,
     sorted_tuple,
+    union_items,
     with_item,
+    without_item,
+    without_pair,
 )
 from acp_lifecycle.sims.search.storage import portable_fingerprint
 from acp_lifecycle.sims.wire.transcript import check_transcript, parse
@@ -53,11 +58,11 @@ def test_items_are_the_sorted_tuple_they_stand_for(mixed):
         x, y = Items(a), Items(reversed(a))
         # equal for equal content whatever the order it came in, and hashed alike
         assert x == y and hash(x) == hash(y) and tuple(x) == ta and len(x) == len(ta)
-        # built one item at a time as the old helper built the tuple
-        one = NO_ITEMS
+        # the helpers keep a small set a sorted tuple, built one item at a time as it always was
+        one = ()
         for item in a:
             one = with_item(one, item)
-        assert one == x and one.sorted() == ta
+        assert one == ta
         # ordered, printed and pickled as the sorted tuple (the symmetry reduction sorts clients by these)
         assert _order(x, Items(b)) == _order(ta, tb)
         assert repr(x) == repr(ta) and pickle.loads(pickle.dumps(x)) == x
@@ -70,27 +75,63 @@ def test_items_change_by_one_and_leave_the_old_value_whole():
     assert tuple(x) == (1, 3) and tuple(y) == (1, 2, 3) and 2 in y and 2 not in x
     assert x.add(3) is x and x.discard(7) is x and tuple(y.discard(1)) == (2, 3) and tuple(y) == (1, 2, 3)
     assert tuple(x.union([5, 1, 4])) == (1, 3, 4, 5) and x.union([1, 3]) is x
-    assert tuple(x.rename(lambda m: m * 10)) == (10, 30) and NO_ITEMS.rename(str) is NO_ITEMS
-    # a memory is one type or the other: never equal to a tuple, never ordered against one
+    assert tuple(x.rename(lambda m: m * 10)) == (10, 30)
+    # never equal to a tuple (the helpers never make both of one content), but ordered against one as its tuple
     assert x != (1, 3) and (1, 3) != x
-    with pytest.raises(TypeError):
-        _ = x < (1, 3)
+    assert _order(x, (1, 2)) == _order((1, 3), (1, 2)) and _order((1, 2), x) == _order((1, 2), (1, 3))
+    assert _order(x, ("a",)) == "TypeError"
+
+
+def test_a_memory_is_a_sorted_tuple_up_to_small_items_and_an_items_beyond():
+    """The form depends on the size alone: equal content, equal value, whatever the steps."""
+    rng = random.Random(3)
+    for _ in range(50):
+        state, content = (), set()
+        for _ in range(200):
+            item = rng.randrange(3 * SMALL)
+            if rng.random() < 0.6:
+                state, content = with_item(state, item), content | {item}
+            else:
+                state, content = without_item(state, item), content - {item}
+            assert type(state) is (Items if len(content) > SMALL else tuple)
+            assert tuple(state) == tuple(sorted(content)) and state == _canonical(content)
+        more = union_items(state, range(2 * SMALL))
+        assert tuple(more) == tuple(sorted(content | set(range(2 * SMALL)))) and type(more) is Items
+        assert tuple(rename_items(state, lambda m: -m)) == tuple(sorted(-m for m in content))
+        assert type(rename_items(state, lambda m: -m)) is type(state)
+
+
+def _canonical(content):
+    out = ()
+    for item in sorted(content, reverse=True):
+        out = with_item(out, item)
+    return out
+
+
+def test_pairs_past_small_are_a_pairs_and_shrink_back():
+    pairs = ()
+    for k in range(SMALL + 1):
+        pairs = put_pair(pairs, f"t{k:03d}", "pending")
+    assert type(pairs) is Pairs and pair_value(pairs, "t000") == "pending" and pair_value(pairs, "x") is None
+    assert pairs == Pairs(tuple(pairs)) and put_pair(pairs, "t000", "done") != pairs
+    smaller = without_pair(pairs, "t005")
+    assert type(smaller) is tuple and len(smaller) == SMALL and pair_value(smaller, "t005") is None
+    assert without_pair(smaller, "nothing") == smaller
 
 
 def test_pairs_are_the_sorted_pairs_they_stand_for():
     rng = random.Random(7)
     for _ in range(200):
-        old, new = (), NO_PAIRS
+        old, new = (), Pairs()
         for _ in range(rng.randint(0, 10)):
             key, value = rng.choice(["t1", "t2", "t3", "t4"]), rng.choice(["pending", "in_progress", "completed"])
-            old, new = put_pair(old, key, value), put_pair(new, key, value)
+            old, new = put_pair(old, key, value), new.set(key, value)
             assert tuple(new) == old and new.sorted() == old and repr(new) == repr(old)
             assert new == Pairs(reversed(old)) and hash(new) == hash(Pairs(old))
             assert new.get(key) == value and key in new and value not in new  # keys are looked up
-        kept = new.keep(lambda st: st != "completed")
-        assert tuple(kept) == tuple(p for p in old if p[1] != "completed")
+            assert tuple(new.discard(key)) == without_pair(old, key)
     p = Pairs([("a", "x")])
-    assert p.set("a", "x") is p and p.keep(lambda v: True) is p and p != Items(["a"])
+    assert p.set("a", "x") is p and p.discard("b") is p and p != Items(["a"])
 
 
 def test_a_status_a_transcript_gives_may_be_unhashable():
@@ -142,7 +183,22 @@ def test_a_long_session_is_judged_without_sorting_what_the_judges_remember():
     assert len(states["no_update_after_idle_of_its_work"].ended) == turns
     assert _Id.ordered < 10 * turns, _Id.ordered
     state, _ = JUDGES["one_response_per_request"].step(states["one_response_per_request"], Closed())
-    assert state is NO_ITEMS
+    assert state == ()
+
+
+def test_tool_calls_left_unfinished_do_not_make_each_idle_walk_them():
+    """An agent that never ends its tool calls: each idle forgets only the final statuses, which the
+    judges keep apart (a walk of every status at every idle would be quadratic in the tool calls)."""
+    j = JUDGES["no_update_after_idle_of_its_work"]
+    t = j.start
+    for turn in range(200):
+        t, _ = j.step(t, StateUpdate("running", None, None))
+        t, _ = j.step(t, ToolUpdate(f"open-{turn}", "in_progress"))
+        t, _ = j.step(t, ToolUpdate(f"done-{turn}", "completed"))
+        assert tuple(t.finals) == (f"done-{turn}",)
+        t, _ = j.step(t, StateUpdate("idle", "end_turn", None))
+        assert not t.finals and pair_value(t.status, f"done-{turn}") is None
+    assert type(t.status) is Pairs and len(t.status) == 200 and all(s == "in_progress" for _, s in t.status)
 
 
 _spec = importlib.util.spec_from_file_location("bench_trace", Path(__file__).parents[1] / "bench" / "trace.py")

@@ -54,7 +54,20 @@ from ..observed import (
     UserMessage,
 )
 from . import ending, messages, requests, resume, session
-from ._judge import NO_ITEMS, NO_PAIRS, Items, Judge, Pairs, put_pair, sorted_tuple, with_item
+from ._judge import (
+    SMALL,
+    Items,
+    Judge,
+    Pairs,
+    pair_value,
+    put_pair,
+    rename_items,
+    sorted_tuple,
+    union_items,
+    with_item,
+    without_item,
+    without_pair,
+)
 from .observe import JudgeSet
 from .records import events_of_step, record_of_client, record_of_json, record_of_model
 
@@ -67,8 +80,6 @@ __all__ = [
     "Items",
     "Judge",
     "JudgeSet",
-    "NO_ITEMS",
-    "NO_PAIRS",
     "Pairs",
     "PromptError",
     "PromptResult",
@@ -81,17 +92,23 @@ __all__ = [
     "ToolUpdate",
     "UserChunk",
     "UserMessage",
+    "SMALL",
     "events_of_step",
     "judge",
     "observe",
     "observer",
+    "pair_value",
     "put_pair",
     "record_of_client",
     "record_of_json",
     "record_of_model",
+    "rename_items",
     "sorted_tuple",
     "start",
+    "union_items",
     "with_item",
+    "without_item",
+    "without_pair",
 ]
 
 #: The core's judges in one order: the order of ``System.seen`` and of the docs' tables

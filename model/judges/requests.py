@@ -4,7 +4,7 @@ request still answered (``per="connection"``: JSON-RPC ids are per connection)."
 from __future__ import annotations
 
 from ..observed import CancelRequest, Closed, PromptError, PromptResult, Request, ResumeResult, Response
-from ._judge import NO_ITEMS, Items, Judge, with_item
+from ._judge import Judge, with_item, without_item
 
 __all__ = ['JUDGES']
 
@@ -18,20 +18,20 @@ def _answered(rec):
     return None
 
 
-def _one_response_per_request(state: Items, rec):
-    """state: the requests answered on the connection, (asker, rid)."""
+def _one_response_per_request(state: tuple, rec):
+    """state: the requests answered on the connection, (asker, rid) (``with_item``: the set grows with the connection)."""
     t = type(rec)
     if t is Closed:
-        return NO_ITEMS, ""
+        return (), ""
     if t is Request:
         # answered: its id may be used again
-        return state.discard((rec.asker, rec.rid)), ""
+        return without_item(state, (rec.asker, rec.rid)), ""
     key = _answered(rec)
     if key is None:
         return state, ""
     if key in state:
         return state, f"a second response to the {key[0]}'s request {key[1]}"
-    return state.add(key), ""
+    return with_item(state, key), ""
 
 
 def _pending_requests(state: tuple, rec):
@@ -67,7 +67,7 @@ JUDGES = (
           ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
           (PromptResult, PromptError, ResumeResult, Response, Request, Closed), None,
           ("sometimes_cancel_request_after_answer",),
-          per="connection", start=NO_ITEMS, step=_one_response_per_request),
+          per="connection", start=(), step=_one_response_per_request),
     Judge("every_prompt_answered", "MUST", "rfd", "every session/prompt is answered by the end of the log",
           ("RFD-INSERT-RESPOND", "S240-PROMPT-RETURN-ID"), _REQUESTS, None,
           ("sometimes_prompt_answered",), per="connection", start=(), step=_pending_requests,

@@ -4,7 +4,7 @@ before the response."""
 from __future__ import annotations
 
 from ..observed import Closed, ResumeRequest, ResumeResult, StateUpdate, UserChunk, UserMessage
-from ._judge import NO_ITEMS, Judge
+from ._judge import Judge, rename_items, with_item
 
 __all__ = ['JUDGES']
 
@@ -12,22 +12,22 @@ def _chunked_replay_resets_first(state, rec):
     """state: None outside a resume window, else (replay asked for, IDs cleared by content [])."""
     t = type(rec)
     if t is ResumeRequest:
-        return (rec.replay, NO_ITEMS), ""
+        return (rec.replay, ()), ""
     if t is ResumeResult or t is Closed:
         return None, ""
     if state is None:
         return state, ""
     replay, cleared = state
     if t is UserMessage and rec.content == () and rec.message_id not in cleared:
-        return (replay, cleared.add(rec.message_id)), ""
+        return (replay, with_item(cleared, rec.message_id)), ""
     if t is UserChunk and replay and rec.message_id not in cleared:
-        return ((replay, cleared.add(rec.message_id)),
+        return ((replay, with_item(cleared, rec.message_id)),
                 f"a replayed user_message_chunk of {rec.message_id} without a user_message with content [] first")
     return state, ""
 
 
 def _rename_cleared(state, f):
-    return state if state is None else (state[0], state[1].rename(f))
+    return state if state is None else (state[0], rename_items(state[1], f))
 
 
 def _no_replay_without_replay_from(state, rec):

@@ -8,16 +8,16 @@ from typing import NamedTuple
 
 from ..observed import Closed, PromptError, PromptResult, Request, ResumeRequest, ResumeResult, UserChunk, UserMessage
 from ..records import compile_replace
-from ._judge import NO_ITEMS, Items, Judge
+from ._judge import Judge, rename_items, with_item, without_item
 
 __all__ = ['JUDGES']
 
 class _Ids(NamedTuple):
     """What one connection knows of a session's message IDs."""
 
-    returned: Items = NO_ITEMS  # every messageId a session/prompt success carried, on any connection
-    replayed: Items = NO_ITEMS  # IDs a resume replayed on this connection (messages inserted before it)
-    here: Items = NO_ITEMS  # (request id, messageId) of the successes on this connection
+    returned: tuple = ()  # every messageId a session/prompt success carried, on any connection
+    replayed: tuple = ()  # IDs a resume replayed on this connection (messages inserted before it)
+    here: tuple = ()  # ((request id, messageId), ...) of the successes on this connection
     pending: int = 0  # this connection's session/prompt requests not answered yet
 
 
@@ -38,12 +38,12 @@ def _distinct_message_ids(t: _Ids, rec, mine: bool):
         if mine and (rec.rid, mid) in t.here:
             return t, ""  # the same answer again: one_response_per_request says so
         if mine:
-            t = t._replace(here=t.here.add((rec.rid, mid)))
+            t = t._replace(here=with_item(t.here, (rec.rid, mid)))
         if mine and mid in t.returned:
             why = f"messageId {mid} was already returned for another submission"
         elif mine and mid in t.replayed:
             why = f"messageId {mid} was already replayed on this connection for another message"
-        return (t if mid in t.returned else t._replace(returned=t.returned.add(mid))), why
+        return (t if mid in t.returned else t._replace(returned=with_item(t.returned, mid))), why
     if not mine:
         return t, ""
     if k is Request:
@@ -55,21 +55,21 @@ def _distinct_message_ids(t: _Ids, rec, mine: bool):
     if (k is UserMessage or k is UserChunk) and rec.replay and not t.pending:
         mid = rec.message_id
         if mid not in t.replayed and mid not in t.returned:
-            return t._replace(replayed=t.replayed.add(mid)), ""
+            return t._replace(replayed=with_item(t.replayed, mid)), ""
     return t, ""
 
 
 def _rename_ids(t: _Ids, f) -> _Ids:
-    return t._replace(returned=t.returned.rename(f), replayed=t.replayed.rename(f),
-                      here=Items((r, f(m)) for r, m in t.here))
+    return t._replace(returned=rename_items(t.returned, f), replayed=rename_items(t.replayed, f),
+                      here=rename_items(t.here, lambda p: (p[0], f(p[1]))))
 
 
 class _Echo(NamedTuple):
     """What one connection is owed of a session's user messages."""
 
     attached: bool = True  # the connection is in the session (a new session's clients are)
-    owed: Items = NO_ITEMS  # IDs of messages inserted while attached and not reported here yet
-    known: Items = NO_ITEMS  # IDs reported here or owed here already
+    owed: tuple = ()  # IDs of messages inserted while attached and not reported here yet
+    known: tuple = ()  # IDs reported here or owed here already
     pending: int = 0  # prompts of the other connections not answered yet
     #: at most this many of them were sent before this connection attached (-1: unknown, for a
     #: connection that joined the session later and did not see what the others sent before)
@@ -90,7 +90,7 @@ def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
     if k is UserMessage or k is UserChunk:
         mid = rec.message_id
         if mine and not (mid in t.known and mid not in t.owed):
-            return t._replace(owed=t.owed.discard(mid), known=t.known.add(mid)), ""
+            return t._replace(owed=without_item(t.owed, mid), known=with_item(t.known, mid)), ""
         return t, ""
     if not mine and k is Request:
         if rec.asker == "client" and rec.method == "session/prompt":
@@ -107,9 +107,9 @@ def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
         mid = rec.message_id
         if mid is None or mid == 0 or not t.attached or mid in t.known:
             return t, ""
-        return t._replace(owed=t.owed.add(mid), known=t.known.add(mid)), ""
+        return t._replace(owed=with_item(t.owed, mid), known=with_item(t.known, mid)), ""
     if mine and (k is Closed or k is ResumeRequest):  # in the session again only once a resume succeeds
-        return t._replace(attached=False, owed=NO_ITEMS), ""
+        return t._replace(attached=False, owed=()), ""
     if mine and k is ResumeResult and rec.ok:
         return t._replace(attached=True, before=t.pending if t.before >= 0 else -1), ""
     return t, ""
@@ -120,7 +120,7 @@ def _owes_echoes(t: _Echo) -> list:
 
 
 def _rename_echo(t: _Echo, f) -> _Echo:
-    return t._replace(owed=t.owed.rename(f), known=t.known.rename(f))
+    return t._replace(owed=rename_items(t.owed, f), known=rename_items(t.known, f))
 
 
 JUDGES = (
