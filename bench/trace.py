@@ -13,7 +13,8 @@
    prompt, echo, response, running, chunks and idle, with a tool call every
    third turn, written here message by message (not from the corpus nor the
    project's generators), and the time per line of each row, which stays
-   the same when trace is linear in the length of a connection.
+   the same when trace is linear in the length of a connection (past the start-up, which
+   a row of 10,000 lines still feels: the bench times it on one turn and subtracts it).
 
     python bench/trace.py                      # 200,000 lines; one connection: 10k, 50k, 200k
     python bench/trace.py --lines 50000 --rounds 5 --keep /tmp/long.jsonl
@@ -107,24 +108,29 @@ def one_connection_turns():
         yield agent(_update(sid, {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}))
 
 
+def one_connection_entries(lines: int):
+    """The entries of a conforming log of one connection and one session, one at a time: whole
+    turns, at least ``lines`` lines (it ends with the idle of the turn that reaches ``lines``)."""
+    for n, e in enumerate(one_connection_turns(), 1):
+        yield e
+        if n >= lines and e["msg"].get("params", {}).get("update", {}).get("state") == "idle":
+            return
+
+
 def one_connection_log(lines: int) -> list[dict]:
-    """The entries of a conforming log of one connection and one session: whole turns, at least
-    ``lines`` lines (it ends with the idle of the turn that reaches ``lines``)."""
-    out = []
-    for e in one_connection_turns():
-        out.append(e)
-        if len(out) >= lines and e["msg"].get("params", {}).get("update", {}).get("state") == "idle":
-            return out
-    raise AssertionError("unreachable: the turns never end")
+    """``one_connection_entries(lines)`` as a list."""
+    return list(one_connection_entries(lines))
 
 
 def build_one_connection(path: Path, lines: int) -> int:
-    """Write ``one_connection_log(lines)`` to ``path``; its line count."""
-    entries = one_connection_log(lines)
+    """Write ``one_connection_entries(lines)`` to ``path`` (never held whole: the bench's own size
+    would show in its children's peak RSS); its line count."""
+    n = 0
     with path.open("w") as out:
-        for e in entries:
+        for e in one_connection_entries(lines):
             out.write(json.dumps(e, separators=(",", ":")) + "\n")
-    return len(entries)
+            n += 1
+    return n
 
 
 def run_trace_rss(log: Path, *options: str) -> dict:
@@ -191,15 +197,39 @@ def main() -> int:
             size = log.stat().st_size
             print(f"long log of many connections: {n:,} lines, {size / 1e6:.1f} MB ({log})")
             _show(args, "many connections", n, [run_trace_rss(log), run_trace_rss(log, "--no-schema")])
-        for lines in args.long:
-            log = Path(tmp) / f"one-{lines}.jsonl"
-            n = build_one_connection(log, lines)
-            print(f"one connection, one session: {n:,} lines, {log.stat().st_size / 1e6:.1f} MB")
-            rows = [run_trace_rss(log)] + ([run_trace_rss(log, "--no-schema")] if args.no_schema_too else [])
-            _show(args, "one connection", n, rows)
-            log.unlink()
+        if args.long:
+            one_connection(args, Path(tmp))
     print(f"load average {os.getloadavg()[0]:.2f}", file=sys.stderr)
     return 0
+
+
+def one_connection(args, tmp: Path) -> None:
+    """The one-connection rows. First the start-up, what every row pays once: ``trace`` on one turn
+    (the least CPU of three runs). Each row then shows its CPU per line as it is and past the
+    start-up (a linear trace keeps the latter flat), and the last line the largest of the latter
+    over the smallest."""
+    options = [()] + ([("--no-schema",)] if args.no_schema_too else [])
+    log = tmp / "one-turn.jsonl"
+    build_one_connection(log, 1)
+    start = {o: min(run_trace_rss(log, *o)["cpu_seconds"] for _ in range(3)) for o in options}
+    print("start-up (trace on one turn): " + ", ".join(f"{' '.join(o) or 'with the schema'} {s:.2f} s CPU"
+                                                       for o, s in start.items()))
+    past: dict = {o: [] for o in options}
+    for lines in args.long:
+        log = tmp / f"one-{lines}.jsonl"
+        n = build_one_connection(log, lines)
+        print(f"one connection, one session: {n:,} lines, {log.stat().st_size / 1e6:.1f} MB")
+        for o in options:
+            r = run_trace_rss(log, *o)
+            r["start_up_cpu_seconds"] = start[o]
+            r["us_per_line_past_start_up"] = round((r["cpu_seconds"] - start[o]) / n * 1e6, 2)
+            past[o].append(r["us_per_line_past_start_up"])
+            _show(args, "one connection", n, [r])
+        log.unlink()
+    for o, per in past.items():
+        if len(per) > 1 and min(per) > 0:
+            print(f"one connection, {' '.join(o) or 'with the schema'}: CPU µs/line past the start-up, largest / "
+                  f"smallest = {max(per) / min(per):.2f}")
 
 
 def _show(args, shape: str, lines: int, rows: list) -> None:
@@ -208,8 +238,9 @@ def _show(args, shape: str, lines: int, rows: list) -> None:
             print(json.dumps({"shape": shape, "lines": lines, **r}), flush=True)
             continue
         per = r["cpu_seconds"] / lines * 1e6
-        print(f"trace {r['options']:18} {r['seconds']:6.2f} s ({r['cpu_seconds']:.2f} s CPU, {per:5.1f} µs/line)"
-              f"  peak RSS {r['peak_rss_mb']:6.1f} MB  exit {r['exit']}  | {r['last'][:60]}", flush=True)
+        past = (f", {r['us_per_line_past_start_up']:5.1f} past start-up" if "us_per_line_past_start_up" in r else "")
+        print(f"trace {r['options']:18} {r['seconds']:6.2f} s ({r['cpu_seconds']:.2f} s CPU, {per:5.1f} µs/line{past})"
+              f"  peak RSS {r['peak_rss_mb']:6.1f} MB  exit {r['exit']}", flush=True)
 
 
 if __name__ == "__main__":
