@@ -4,7 +4,7 @@ request still answered (``per="connection"``: JSON-RPC ids are per connection)."
 from __future__ import annotations
 
 from ..observed import CancelRequest, Closed, PromptError, PromptResult, Request, ResumeResult, Response
-from ._judge import Cite, Judge, with_item
+from ._judge import Cite, Judge, with_item, without_item
 
 __all__ = ['JUDGES']
 
@@ -19,16 +19,16 @@ def _answered(rec):
 
 
 def _one_response_per_request(state: tuple, rec):
-    """state: the requests answered on the connection, (asker, rid) sorted. A second response breaks JSON-RPC's
-    one reply to a call (quoted); 2.4.0 says it again of a $/cancel_request for an answered request (cited: to
-    tell that case apart the judge would remember every late cancel, 8 % more states on ``default``)."""
+    """state: the requests answered on the connection, (asker, rid) (``with_item``: the set grows with the
+    connection). A second response breaks JSON-RPC's one reply to a call (quoted); 2.4.0 says it again of a
+    $/cancel_request for an answered request (cited: to tell that case apart the judge would remember every late
+    cancel, 8 % more states on ``default``)."""
     t = type(rec)
     if t is Closed:
         return (), ""
     if t is Request:
-        key = (rec.asker, rec.rid)
         # answered: its id may be used again
-        return (tuple(k for k in state if k != key) if key in state else state), ""
+        return without_item(state, (rec.asker, rec.rid)), ""
     key = _answered(rec)
     if key is None:
         return state, ""
