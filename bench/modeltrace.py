@@ -18,6 +18,11 @@ official-SDK corpus (tests/corpus/conforming/long-*.jsonl).
 The default run takes a few minutes (building the 10,000-line runs is part of
 it). The machine is shared: read the ratios between rows of one run.
 
+Then the same on logs of **one connection and one session** (``--one-connection``, default 1,000,
+5,000 and 10,000 lines), as an editor keeps them: bench/trace.py writes them turn by turn (prompt, echo,
+response, running, chunks, idle, a tool call every third turn), not from the model's runs (issue 35:
+per line within 1.5x from 1,000 to 10,000 lines).
+
 Each row is timed in a fresh process (``_timed``), as ``acp-lifecycle trace --model``
 runs: building the model runs fills the model's memos (``system._received``, the
 judges' memo), and the first search after a build paid for freeing them (about 0.25 s
@@ -28,6 +33,7 @@ previous row's memos.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import multiprocessing
 import os
@@ -90,6 +96,14 @@ def quiet_prefix(lines: list[dict], n: int) -> list[dict]:
     return lines[:best]
 
 
+def _bench_trace():
+    """bench/trace.py as a module (its one-connection logs)."""
+    spec = importlib.util.spec_from_file_location("bench_trace", Path(__file__).resolve().parent / "trace.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _time(entries) -> tuple[bool, int, float, float]:
     from acp_lifecycle.sims.wire.modeltrace import explain
 
@@ -108,6 +122,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, nargs="+", default=[500, 5000, 10000])
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--one-connection", type=int, nargs="*", default=[1000, 5000, 10000], metavar="LINES",
+                    help="lengths of the one-connection logs of bench/trace.py (none: skip them)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     from acp_lifecycle.sims.wire.transcript import export, parse
@@ -121,6 +137,12 @@ def main() -> int:
             ok, nodes, sec, cpu = _timed(list(enumerate(cut, 1)))
             rows.append({"transcript": f"model run, {clients} client(s)", "lines": len(cut), "explained": ok,
                          "nodes": nodes, "seconds": round(sec, 3), "cpu_seconds": round(cpu, 3)})
+    one = _bench_trace()
+    for n in args.one_connection:
+        entries = list(enumerate(one.one_connection_log(n), 1))
+        ok, nodes, sec, cpu = _timed(entries)
+        rows.append({"transcript": "one connection (bench/trace.py)", "lines": len(entries), "explained": ok,
+                     "nodes": nodes, "seconds": round(sec, 3), "cpu_seconds": round(cpu, 3)})
     for f in sorted(CORPUS.glob("long-*.jsonl")):
         entries = parse(f)
         ok, nodes, sec, cpu = _timed(entries)
@@ -135,12 +157,12 @@ def main() -> int:
         n = max(r["lines"], 1)
         print(f"{r['transcript']:40} {r['lines']:>6} {str(r['explained']):>9} {r['nodes']:>8,} {r['seconds']:>8.2f} "
               f"{r['nodes'] / n:>10.1f} {1000 * r['seconds'] / n:>8.2f} {1000 * r['cpu_seconds'] / n:>11.2f}")
-    for clients in (1, 2):
-        mine = [r for r in rows if r["transcript"] == f"model run, {clients} client(s)" and r["lines"]]
+    for kind in ("model run, 1 client(s)", "model run, 2 client(s)", "one connection (bench/trace.py)"):
+        mine = [r for r in rows if r["transcript"] == kind and r["lines"]]
         if len(mine) > 1:
             wall = [r["seconds"] / r["lines"] for r in mine]
             cpu = [r["cpu_seconds"] / r["lines"] for r in mine]
-            print(f"model run, {clients} client(s): largest ms/line / smallest = {max(wall) / min(wall):.2f} (wall), "
+            print(f"{kind}: largest ms/line / smallest = {max(wall) / min(wall):.2f} (wall), "
                   f"{max(cpu) / min(cpu):.2f} (CPU)")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0

@@ -80,16 +80,19 @@ class Rule:
     def quote(self) -> str:
         """The first clause's sentence, with its source (line breaks of the source joined)."""
         if self.clauses:
-            c = lookup(self.clauses[0])
-            if c is None:
-                return ""
-            return f'{c.source}: "{" ".join(c.text.split())}"'
+            return quote_of(self.clauses[0])
         if self.external:
             return f'{self.external[0]}: "{self.external[1]}"'
         return ""
 
 
 _JSONRPC = "JSON-RPC 2.0"
+
+
+def quote_of(cid: str) -> str:
+    """A clause's sentence, with its source (line breaks of the source joined); "" for no clause."""
+    c = lookup(cid)
+    return f'{c.source}: "{" ".join(c.text.split())}"' if c is not None else ""
 
 
 def _judge_rule(judge_id: str) -> Rule:
@@ -112,7 +115,7 @@ _RULES = (
          ("S240-REQID-SAME-VALUE",)),
     _judge_rule("one_response_per_request"),
     Rule("every_request_answered", "MUST", "rfd", "every request is answered by the end of the log",
-         external=(_JSONRPC, "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.")),
+         ("JSONRPC-REPLY",)),
     _judge_rule("every_prompt_answered"),
     _judge_rule("cancelled_request_still_answered"),
     # --- sessions on a connection ---------------------------------------------------
@@ -219,6 +222,8 @@ class Finding:
     property: str
     severity: str
     message: str
+    #: the clause about its case, when that is not its rule's first (``model.judges.Cite``)
+    cite: str = ""
 
     @property
     def rule(self) -> Rule | None:
@@ -227,10 +232,12 @@ class Finding:
     @property
     def clause(self) -> str:
         r = self.rule
-        return r.clause if r else ""
+        return self.cite or (r.clause if r else "")
 
     @property
     def quote(self) -> str:
+        if self.cite:
+            return quote_of(self.cite)
         r = self.rule
         return r.quote if r else ""
 

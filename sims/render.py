@@ -20,7 +20,7 @@ def _verdict_data(v: Verdict, where: str) -> dict:
         "level": p.level,
         "summary": p.summary,
         "clauses": list(p.clauses),
-        "quote": p.quote,
+        "quote": p.quote_for(v.message),
         "status": v.status,
         "outcome": v.outcome,
         "ok": v.ok,

@@ -22,8 +22,8 @@ from acp_lifecycle.model.clauses import (
     clause,
 )
 
-ID_PATTERN = re.compile(r"^(RFD|S240)(-[A-Z0-9]+){2,}$")
-PREFIX = {"RFD": "RFD-", "2.4.0": "S240-"}
+ID_PATTERN = re.compile(r"^(RFD|S240)(-[A-Z0-9]+){2,}$|^JSONRPC(-[A-Z0-9]+)+$")
+PREFIX = {"RFD": "RFD-", "2.4.0": "S240-", "JSON-RPC 2.0": "JSONRPC-"}
 
 #: A capitalised RFC 2119 keyword; "MUST" inside "MUST NOT" counts as "MUST NOT".
 KEYWORD = {

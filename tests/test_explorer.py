@@ -74,6 +74,22 @@ def test_a_state_shows_each_participant_the_messages_and_the_path(server):
     assert {"property": "every_prompt_answered"}.items() <= d["verdicts"]["openObligations"][0].items()
 
 
+@pytest.mark.parametrize("rules", ["rfd", "rfd+2.4.0"])
+def test_a_prompt_cancelled_after_insertion_is_still_owed_its_answer_under_both_rule_sets(rules):
+    """Issue 34: under rfd the prompt below was owed nothing (left to a rule of 2.4.0 alone); JSON-RPC and
+    "the agent will respond once the prompt has been accepted" owe it under both."""
+    from acp_lifecycle.sims.explore.api import state_answer
+
+    d = state_answer(model_for("default", "cancel-race", rules), [1, 0, 7, 2, 0])
+    assert [h["action"] for h in d["history"]][2:] == [
+        "ClientCancelRequest(0, 1)", "AgentInsert(0, 'retained')", "AgentReceive(0, 'cancel_req')"]
+    owed = {o["property"]: o for o in d["verdicts"]["openObligations"]}
+    prompt = owed["every_prompt_answered"]
+    assert "session/prompt 1, cancelled with $/cancel_request, is never answered" in prompt["message"]
+    assert prompt["clause"] == "JSONRPC-REPLY" and prompt["quote"].startswith("JSON-RPC 2.0: ")  # its case's
+    assert ("cancelled_request_still_answered" in owed) == (rules == "rfd+2.4.0")
+
+
 def test_a_next_step_that_breaks_a_property_is_named(server):
     # answer-at-receipt: the step that receives the prompt answers it before insertion
     code, d = get(server, "/api/state?config=tiny&bug=answer-at-receipt&path=0")

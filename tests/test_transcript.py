@@ -192,6 +192,28 @@ def test_each_direction_has_its_own_id_space():
     assert _found(items) == []
 
 
+@pytest.mark.parametrize("rules", ["rfd", "rfd+2.4.0"])
+def test_a_finding_quotes_the_clause_about_its_case(rules):
+    """Issue 34: a second answer to a permission request is JSON-RPC's one reply to a call, not 2.4.0's sentence
+    about $/cancel_request; a prompt withdrawn with $/cancel_request and never answered is owed its reply
+    under both rule sets, quoting JSON-RPC (it may never have been inserted)."""
+    perm = _req(7, "session/request_permission", sessionId="s", title="ok?",
+                options=[{"optionId": "y", "name": "Yes", "kind": "allow_once"}])
+    items = [*INIT, ("client", _req(1, "session/new", cwd="/w")), ("agent", _ok(1, sessionId="s")),
+             ("client", _req(2, "session/prompt", sessionId="s", prompt=[{"type": "text", "text": "hi"}])),
+             ("agent", _upd("s", sessionUpdate="state_update", state="running")), ("agent", perm),
+             ("client", _ok(7, outcome={"outcome": "selected", "optionId": "y"})),
+             ("client", _ok(7, outcome={"outcome": "selected", "optionId": "y"})),
+             ("client", _note("$/cancel_request", requestId=2))]
+    found = {f.property: f for f in check_transcript(_lines(*items), rules=rules)}
+    second = found["one_response_per_request"]
+    assert (second.line, second.clause) == (9, "JSONRPC-REPLY")
+    assert second.quote.startswith('JSON-RPC 2.0: "When a rpc call is made, the Server MUST reply with a Response')
+    owed = found["every_prompt_answered"]
+    assert owed.severity == "violation" and owed.clause == "JSONRPC-REPLY"
+    assert "cancelled with $/cancel_request, is never answered" in owed.message
+
+
 def test_ids_are_compared_exactly_as_sent():
     assert [id_key(x) for x in (1, "1", RawFloat("1.0"), 2**70, -0)] == ["1", '"1"', "1.0", str(2**70), "0"]
     text = "\n".join(json.dumps({"conn": "c", "from": f, "msg": m}) for f, m in [

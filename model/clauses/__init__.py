@@ -2,10 +2,11 @@
 
 A *clause* is one normative rule, its source's sentence quoted, under a stable id
 (``RFD-INSERT-NO-EARLY-SUCCESS``): properties, counterexamples and the docs name rules by id,
-so that a reader sees the exact words a verdict rests on. Two sources: ``"RFD"``, the v2 Prompt Lifecycle RFD (revision
-"2026-10-01: Report failures after insertion ..."), and ``"2.4.0"``, the descriptions in
+so that a reader sees the exact words a verdict rests on. Three sources: ``"RFD"``, the v2 Prompt Lifecycle RFD (revision
+"2026-10-01: Report failures after insertion ..."), ``"2.4.0"``, the descriptions in
 ``schema/v2/schema.json`` of ``@agentclientprotocol/sdk@2.4.0``, which agree with the RFD and
-add rules it leaves open. ``docs/clauses.md`` lists every clause and what checks it.
+add rules it leaves open, and ``"JSON-RPC 2.0"`` for a rule of calls and replies in general
+(``jsonrpc.py``). ``docs/clauses.md`` lists every clause and what checks it.
 
 ``_clause.py`` holds the record and the rules every clause follows (verbatim text, sources
 never read at run time, stable ids); ``rfd.py`` and ``s240.py`` the sentences of each source;
@@ -24,6 +25,7 @@ from dataclasses import replace
 from ..proposals import PROPOSALS
 from ._clause import LEVELS, SOURCES, Clause
 from .citations import CITATIONS
+from .jsonrpc import JSONRPC
 from .rfd import RFD
 from .s240 import S240, WIRE_ONLY, WIRE_ONLY_IMPLIED
 from .wire_reasons import WIRE_REASONS
@@ -122,7 +124,7 @@ IMPLIED_LEVEL: frozenset[str] = frozenset({
     "S240-CANCEL-NO-WORK-NO-UPDATE",
 })
 
-for _c in WIRE_ONLY:
+for _c in WIRE_ONLY + JSONRPC:
     assert _c.id not in CLAUSES, f"duplicate clause id {_c.id}"
     CLAUSES[_c.id] = _c
 IMPLIED_LEVEL = IMPLIED_LEVEL | WIRE_ONLY_IMPLIED

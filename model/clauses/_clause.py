@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 __all__ = ["Clause", "LEVELS", "SOURCES"]
 
-SOURCES = ("RFD", "2.4.0")
+SOURCES = ("RFD", "2.4.0", "JSON-RPC 2.0")
 LEVELS = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "NOT REQUIRED", "MAY")
 
 
@@ -56,7 +56,7 @@ class Clause:
 
     #: stable id, e.g. "RFD-INSERT-RESPOND"
     id: str
-    #: "RFD" or "2.4.0"
+    #: "RFD", "2.4.0" or "JSON-RPC 2.0" (``jsonrpc.py``: a rule of requests and responses in general)
     source: str
     #: one of LEVELS
     level: str

@@ -56,19 +56,38 @@ from ..observed import (
     UserMessage,
 )
 from . import ending, messages, requests, resume, session
-from ._judge import Judge, put_pair, sorted_tuple, with_item
+from ._judge import (
+    SMALL,
+    Cite,
+    Items,
+    Judge,
+    Pairs,
+    clause_of,
+    pair_value,
+    put_pair,
+    rename_items,
+    restate,
+    sorted_tuple,
+    union_items,
+    with_item,
+    without_item,
+    without_pair,
+)
 from .observe import JudgeSet
 from .records import SENT, events_of_step, record_of_client, record_of_json, record_of_model
 
 __all__ = [
     "CORE",
+    "Cite",
     "JUDGES",
     "STATEFUL",
     "CancelRequest",
     "Closed",
     "Left",
+    "Items",
     "Judge",
     "JudgeSet",
+    "Pairs",
     "PromptError",
     "PromptResult",
     "Request",
@@ -82,17 +101,25 @@ __all__ = [
     "ToolUpdate",
     "UserChunk",
     "UserMessage",
+    "clause_of",
+    "SMALL",
     "events_of_step",
     "judge",
     "observe",
     "observer",
+    "pair_value",
     "put_pair",
     "record_of_client",
     "record_of_json",
     "record_of_model",
+    "restate",
+    "rename_items",
     "sorted_tuple",
     "start",
+    "union_items",
     "with_item",
+    "without_item",
+    "without_pair",
 ]
 
 #: The core's judges in one order: the order of ``System.seen`` and of the docs' tables

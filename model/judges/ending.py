@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..observed import Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
 from ..records import compile_replace
-from ._judge import Judge, put_pair, sorted_tuple
+from ._judge import Judge, pair_value, put_pair, union_items, with_item, without_item, without_pair
 
 __all__ = ['JUDGES']
 
@@ -39,11 +39,14 @@ class _Tools(NamedTuple):
     """What one view (a session on a connection) was told of tool calls and foreground work."""
 
     active: bool = False  # the state last reported is running or requires_action
-    working: tuple = ()  # ((tool id, status), ...) of the work in progress, sorted
-    ended: tuple = ()  # tool ids of work an idle has ended, sorted
-    status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of, sorted
+    working: tuple = ()  # ((tool id, status), ...) of the work in progress (``put_pair``)
+    ended: tuple = ()  # tool ids of work an idle has ended (``with_item``: grows with the view)
+    status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of (``put_pair``)
     background: tuple = ()  # tool ids the last state update listed as background
     history: bool = False  # inside a resume with replay, before its snapshot: updates are history
+    #: the tool ids whose status in ``status`` is final (read off ``status``: it adds nothing to the state), the
+    #: ones the next idle of foreground work forgets without walking every tool call the view was told of
+    finals: tuple = ()
 
 
 compile_replace(_Tools)
@@ -94,24 +97,28 @@ def _tools_after(t: _Tools, rec):
     if rec.stop_reason == "error":
         open_ = tuple(tid for tid, st in t.working if st not in _FINAL and tid not in bg)
         broke = ("unfinished", open_) if open_ else None
-    ended = sorted_tuple(tuple(set(t.ended) | {tid for tid, _ in t.working if tid not in bg}))
+    ended = union_items(t.ended, [tid for tid, _ in t.working if tid not in bg])
     # a final status stays final: only the others can still matter (an update without a status)
-    status = tuple(p for p in t.status if p[1] not in _FINAL)
-    return t._replace(active=False, working=(), ended=ended, status=status), broke
+    status = t.status
+    for tid in t.finals:
+        status = without_pair(status, tid)
+    return t._replace(active=False, working=(), ended=ended, status=status, finals=()), broke
 
 
 def _tool_update(t: _Tools, rec: ToolUpdate):
     tid, status = rec.tool_id, rec.status
-    known = dict(t.status)
+    known = pair_value(t.status, tid)  # a status put is never None
     broke = None
     if not t.history:
         if tid in t.ended:
             broke = ("after-idle", tid)
-            t = t._replace(ended=tuple(x for x in t.ended if x != tid))
+            t = t._replace(ended=without_item(t.ended, tid))
         if t.active and tid not in t.background:
-            t = t._replace(working=put_pair(t.working, tid, status or dict(t.working).get(tid) or known.get(tid) or "pending"))
-    if status is not None or tid not in known:
-        t = t._replace(status=put_pair(t.status, tid, status or known.get(tid) or "pending"))
+            t = t._replace(working=put_pair(t.working, tid, status or pair_value(t.working, tid) or known or "pending"))
+    if status is not None or known is None:
+        new = status or known or "pending"
+        t = t._replace(status=put_pair(t.status, tid, new),
+                       finals=with_item(t.finals, tid) if new in _FINAL else without_item(t.finals, tid))
     return t, broke
 
 

@@ -4,7 +4,7 @@ before the response."""
 from __future__ import annotations
 
 from ..observed import Closed, ResumeRequest, ResumeResult, StateUpdate, UserChunk, UserMessage
-from ._judge import Judge, with_item
+from ._judge import Judge, rename_items, with_item
 
 __all__ = ['JUDGES']
 
@@ -27,7 +27,7 @@ def _chunked_replay_resets_first(state, rec):
 
 
 def _rename_cleared(state, f):
-    return state if state is None else (state[0], tuple(sorted(f(m) for m in state[1])))
+    return state if state is None else (state[0], rename_items(state[1], f))
 
 
 def _no_replay_without_replay_from(state, rec):

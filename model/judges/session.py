@@ -8,7 +8,8 @@ from typing import NamedTuple
 
 from ..observed import (Closed, Left, PromptError, PromptResult, Request, ResumeRequest, ResumeResult, UserChunk,
                         UserMessage)
-from ._judge import Judge, with_item
+from ..records import compile_replace
+from ._judge import Judge, rename_items, with_item, without_item
 
 __all__ = ['JUDGES']
 
@@ -19,6 +20,9 @@ class _Ids(NamedTuple):
     replayed: tuple = ()  # IDs a resume replayed on this connection (messages inserted before it)
     here: tuple = ()  # ((request id, messageId), ...) of the successes on this connection
     pending: int = 0  # this connection's session/prompt requests not answered yet
+
+
+compile_replace(_Ids)
 
 
 def _distinct_message_ids(t: _Ids, rec, mine: bool):
@@ -57,8 +61,8 @@ def _distinct_message_ids(t: _Ids, rec, mine: bool):
 
 
 def _rename_ids(t: _Ids, f) -> _Ids:
-    return t._replace(returned=tuple(sorted(f(m) for m in t.returned)), replayed=tuple(sorted(f(m) for m in t.replayed)),
-                      here=tuple(sorted((r, f(m)) for r, m in t.here)))
+    return t._replace(returned=rename_items(t.returned, f), replayed=rename_items(t.replayed, f),
+                      here=rename_items(t.here, lambda p: (p[0], f(p[1]))))
 
 
 class _Echo(NamedTuple):
@@ -73,6 +77,9 @@ class _Echo(NamedTuple):
     before: int = 0
 
 
+compile_replace(_Echo)
+
+
 def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
     """A message inserted while the connection is in the session is reported on it by
     user_message(_chunk), unless the connection goes. Insertion shows as the success that
@@ -84,7 +91,7 @@ def _every_inserted_message_echoed(t: _Echo, rec, mine: bool):
     if k is UserMessage or k is UserChunk:
         mid = rec.message_id
         if mine and not (mid in t.known and mid not in t.owed):
-            return t._replace(owed=tuple(m for m in t.owed if m != mid), known=with_item(t.known, mid)), ""
+            return t._replace(owed=without_item(t.owed, mid), known=with_item(t.known, mid)), ""
         return t, ""
     if not mine and k is Request:
         if rec.asker == "client" and rec.method == "session/prompt":
@@ -114,7 +121,7 @@ def _owes_echoes(t: _Echo) -> list:
 
 
 def _rename_echo(t: _Echo, f) -> _Echo:
-    return t._replace(owed=tuple(sorted(f(m) for m in t.owed)), known=tuple(sorted(f(m) for m in t.known)))
+    return t._replace(owed=rename_items(t.owed, f), known=rename_items(t.known, f))
 
 
 JUDGES = (

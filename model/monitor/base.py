@@ -78,6 +78,7 @@ class MonitorBase:
 
     def _add(self, line: int, rule_id: str, message: str, severity: str | None = None) -> None:
         rule = RULES[rule_id]
+        cite = getattr(message, "clause", "")  # a judge's finding naming the clause of its case
         if severity is None:
             if rule.level.startswith("SHOULD"):
                 severity = "warning"
@@ -89,7 +90,7 @@ class MonitorBase:
                 message += f" (a rule of the {rule.proposal} proposal, which these rules do not compose)"
             else:
                 severity = "violation"
-        self.findings.append(Finding(line, rule_id, severity, message))
+        self.findings.append(Finding(line, rule_id, severity, str(message), cite))
 
     def _feed(self, line: int, states: dict, record, per: str = "view") -> None:
         """Apply the judges with a state (``model/judges/``) to a record of one connection (``per``

@@ -151,6 +151,8 @@ class CallsMixin:
             # announced), but they are not live work: no idle ordering, no running-tool
             # bookkeeping, no "ran without approval" (the live rules judge the live updates).
             history = resume is not None and resume.replay and not resume.snapshot
+            if not history and view.expect is not None:
+                self._work_goes_on(n, conn, view, tid)
             if (not history and view.state == "requires_action" and not view.reqaction_flagged
                     and (status == "in_progress" or (status == "completed" and view.tool_status.get(tid) in (None, "pending")))
                     and view.tool_status.get(tid) in (None, "pending")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..judges import restate
 from ..wire_rules import (
     Finding,
 )
@@ -46,7 +47,7 @@ class EndMixin:
             if j.owes is not None and j.per == "connection":
                 for key, why in j.owes(conn.judged.get(j.id, j.start)):
                     req = conn.pending.get(key)
-                    self._add(req.line if req else 0, j.id, f"{why} on {label}")
+                    self._add(req.line if req else 0, j.id, restate(why, f"{why} on {label}"))
                     owed.add(key)
         for (sender, key), req in conn.pending.items():
             if (sender, key) not in owed:
@@ -59,7 +60,7 @@ class EndMixin:
                 if j.owes is not None and j.per == "session":
                     for mid, why in j.owes(view.judged.get(j.id, j.start)):
                         line = view.acked.get(mid) or (session.message_ids.get(mid, 0) if session else 0)
-                        self._add(line, j.id, f"{why} on {label} in session {_show(sid)}")
+                        self._add(line, j.id, restate(why, f"{why} on {label} in session {_show(sid)}"))
             if view.cancel:
                 waiting = [k for k in view.cancel_perms if ("agent", k) in conn.pending]
                 if waiting:

@@ -75,6 +75,17 @@ class UpdatesMixin:
         elif listed is None or "background" not in update:
             view.background = None
 
+    def _work_goes_on(self, n, conn, view: _View, tid) -> None:
+        """A tool call of this connection's foreground work goes on after another connection's resume snapshot
+        said the session was idle: that snapshot was not current (the work's updates all come before its idle,
+        and the agent wrote the snapshot before this update)."""
+        line, expected, other = view.expect
+        if expected == "idle" and view.state in WORKING and not (view.background and ("tool_call", tid) in view.background):
+            view.expect = None
+            self._add(line, "resume_snapshot_is_current",
+                      f"the resume snapshot on {other} says idle, but the work {conn.label} was told is {view.state} "
+                      f"goes on: tool call {_show(tid)} is updated there at line {n}")
+
     def _resume_expectation(self, n, conn, view: _View, state: str) -> None:
         """Another connection's resume snapshot said what this one should be told."""
         if view.expect is not None:

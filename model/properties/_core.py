@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..clauses import CITATIONS, lookup
-from ..judges import JUDGES, STATEFUL
+from ..judges import JUDGES, STATEFUL, restate
 from ..system import IDLE, Step, System
 
 # re-exported by the package; the helpers below without a leading underscore (prop, request_of,
@@ -74,9 +74,17 @@ class Property:
     @property
     def quote(self) -> str:
         """The first cited clause's sentence, with its source."""
-        if not self.clauses:
-            return ""
-        c = lookup(self.clauses[0])
+        return self.quote_for("")
+
+    def clause_for(self, message) -> str:
+        """The clause a violation quotes: its case's, when the judge named one (``model.judges.Cite``), else
+        the first cited."""
+        return getattr(message, "clause", "") or (self.clauses[0] if self.clauses else "")
+
+    def quote_for(self, message) -> str:
+        """The sentence of ``clause_for(message)``, with its source."""
+        cid = self.clause_for(message)
+        c = lookup(cid) if cid else None
         if c is None:
             return ""
         return f'{c.source}: "{c.text}"'
@@ -134,7 +142,7 @@ def owed_at(k: int, j):
     def check(s: System):
         for c, state in enumerate(s.seen[k]):
             for _, why in owes(state):
-                return f"on client {c}'s connection: {why}"
+                return restate(why, f"on client {c}'s connection: {why}")
         return None
 
     return check

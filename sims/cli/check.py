@@ -339,8 +339,8 @@ def _print_result(r: SuiteResult, traces: bool, search: str = "") -> None:
             style = _STYLE.get(v.outcome, "bold red")
             out.print(f"[{style}]{v.outcome}[/]: [bold]{pid}[/] (member {r.found_in[pid]}, {len(v.trace)} steps)")
             out.print(f"  {v.prop.summary}")
-            if v.prop.quote:
-                out.print(f"  {v.prop.clauses[0]} {v.prop.quote}")
+            if v.prop.quote_for(v.message):
+                out.print(f"  {v.prop.clause_for(v.message)} {v.prop.quote_for(v.message)}")
             print_lines(out, trace_lines(v.trace, v.message))
     out.print()
     if search:

@@ -157,8 +157,8 @@ class Model:
 
     def _finding(self, p: Property, message: str) -> dict:
         return {"property": p.id, "kind": p.kind, "level": p.level, "expect": self.model.expectation(p),
-                "summary": p.summary, "message": message, "clause": p.clauses[0] if p.clauses else "",
-                "quote": p.quote}
+                "summary": p.summary, "message": str(message), "clause": p.clause_for(message),
+                "quote": p.quote_for(message)}
 
     # --- rendering -------------------------------------------------------------------
     def messages(self, pre: System, step: Step) -> list[dict]:

@@ -28,10 +28,13 @@ __all__ = ["BLOCK", "CHECK_EVERY", "COMPRESS_AT", "FINGERPRINTS", "no_gc", "port
 
 
 def _plain(x):
-    """Nested NamedTuples as plain tuples, frozensets as sorted tuples (what marshal takes)."""
+    """Nested NamedTuples as plain tuples, frozensets as sorted tuples, and a value that stands for a
+    sorted tuple (``sorted()``: what the judges remember, ``Items`` and ``Pairs``) as that tuple (what
+    marshal takes)."""
     return tuple(
         [
-            _plain(v) if isinstance(v, tuple) else tuple(sorted(v)) if isinstance(v, frozenset) else v
+            _plain(v) if isinstance(v, tuple) else tuple(sorted(v)) if isinstance(v, frozenset) else
+            _plain(v.sorted()) if hasattr(v, "sorted") else v
             for v in x
         ]
     )

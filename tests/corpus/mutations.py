@@ -478,6 +478,15 @@ def _(t):
     return i + 1
 
 
+@mutation("idle-resume-snapshot-while-running", "resume-while-running", "resume_snapshot_is_current",
+          "the second connection's resume snapshot says idle while the first connection's work goes on: its tool call "
+          "completes after the snapshot, then the work ends (issue 34: the first idle there agreed with the snapshot)")
+def _(t):
+    i = t.find(update("state_update", conn="c2"))
+    t.edit(i, lambda e: state_of(e).update(state="idle"))
+    return i + 1
+
+
 @mutation("replay-without-replay-from", "resume-replay", "no_replay_without_replay_from",
           "the resume request has no replayFrom, and the agent replays anyway")
 def _(t):
