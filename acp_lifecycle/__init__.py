@@ -62,12 +62,12 @@ def _choose() -> str:
         _sys.meta_path.insert(0, _Interpreted)
         return f"interpreted ({PURE_ENV} set)"
     try:
-        from . import _build_info
+        from . import build_info
     except ImportError:
         return "interpreted (no compiled build)"
     import hashlib
 
-    for module, (_, sha) in _build_info.SOURCES.items():
+    for module, (_, sha) in build_info.SOURCES.items():
         src = _locate(module)
         if src is None:
             continue

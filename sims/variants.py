@@ -21,7 +21,7 @@ from typing import Callable
 from acp_lifecycle.model.properties import PROPERTIES, properties_of, property_by_id
 from acp_lifecycle.model.variants import VARIANTS
 
-from acp_lifecycle.sims.search.check import SuiteResult, check_suite
+from acp_lifecycle.sims.search.check import SuiteResult, check_suites
 from acp_lifecycle.sims.configs import get_suite
 from acp_lifecycle.sims.render import trace_lines
 
@@ -50,15 +50,15 @@ class Matrix:
         return cell
 
 
-def matrix(config: str = "default", variants: list[str] | None = None, on_variant: Callable | None = None) -> Matrix:
-    """Check each variant (all by default) on the named configuration."""
-    results = {}
-    for name in variants or list(VARIANTS):
-        if on_variant:
-            on_variant(name)
-        rules = VARIANTS[name].rules
-        results[name] = check_suite(get_suite(config, rules), rules)  # with the members its proposals add
-    return Matrix(config, results)
+def matrix(config: str = "default", variants: list[str] | None = None, on_variant: Callable | None = None,
+           workers: int = 1) -> Matrix:
+    """Check each variant (all by default) on the named configuration, every member of every variant side
+    by side in ``workers`` processes. ``on_variant(name)``: that variant is checked."""
+    names = variants or list(VARIANTS)
+    # each with the members its proposals add
+    jobs = [(get_suite(config, VARIANTS[n].rules), VARIANTS[n].rules) for n in names]
+    done = check_suites(jobs, workers=workers, on_done=(lambda k: on_variant(names[k])) if on_variant else None)
+    return Matrix(config, dict(zip(names, done)))
 
 
 def _properties(name: str) -> list:

@@ -50,7 +50,7 @@ def test_a_source_changed_since_the_build_runs_interpreted():
     module from its .py instead (all of them: compiled modules call each other directly)."""
     code = (
         "import sys, types, json\n"
-        "sys.modules['acp_lifecycle._build_info'] = types.SimpleNamespace(SOURCES={\n"
+        "sys.modules['acp_lifecycle.build_info'] = types.SimpleNamespace(SOURCES={\n"
         "    'acp_lifecycle.model.system': ('model/system.py', '0' * 64)})\n"
         "import acp_lifecycle\n"
         "from acp_lifecycle.model import system, agent\n"

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from rich.cells import cell_len
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
@@ -70,6 +70,8 @@ __all__ = [
     "print_lines",
     "variant_names",
     "variant_progress",
+    "add_workers",
+    "workers_of",
 ]
 
 #: Width for output for people that goes to a pipe or a file when ``$COLUMNS``
@@ -170,6 +172,19 @@ def port_number(lowest: int = 1) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"a port is between {lowest} and 65535, not {n}")
         return n
     return port
+
+
+def add_workers(p, what: str) -> None:
+    """``--workers N``: how many processes run ``what`` side by side (default: the cores)."""
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help=f"processes running {what} side by side (default: the cores available)")
+
+
+def workers_of(args) -> int:
+    """``--workers``, or the cores this process may run on."""
+    from acp_lifecycle.sims.search.engine import default_workers
+
+    return args.workers if getattr(args, "workers", None) is not None else default_workers()
 
 
 def positive_int(text: str) -> int:
@@ -579,14 +594,14 @@ def variant_names(args) -> list[str] | None:
 
 
 def variant_progress(err: Console, names: list[str]):
-    """A progress bar over variants on stderr (only on a terminal)."""
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), TimeElapsedColumn(), console=err,
-                   transient=True, disable=not err.is_terminal)
+    """A progress bar over variants on stderr (only on a terminal); ``on_variant(name)``: that one is checked
+    (they are checked side by side, so in any order)."""
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
     task = bar.add_task("variants", total=len(names))
 
     def on_variant(name):
-        # called as each variant starts: the ones before it are done
-        bar.update(task, description=f"variant {name}", completed=names.index(name))
+        bar.update(task, description=f"variants ({name} checked)", advance=1)
 
     return bar, on_variant
 

@@ -22,6 +22,8 @@ from .common import (
     UsageError,
     add_force,
     add_json,
+    add_workers,
+    workers_of,
     screen,
     output_dir,
     path_argument,
@@ -57,6 +59,7 @@ def register(sub) -> None:
                    help="skip checking each distinguishing run under each bound one higher and the model's other "
                    "readings (sims/diff/robust.py)")
     add_model_options(p, rules=False)  # A and B name the rules; --set the bounds
+    add_workers(p, "the members")
     p.set_defaults(run=_diff)
 
 
@@ -126,7 +129,8 @@ def _diff(args) -> int:
     if added(ra, rb) or added(rb, ra):  # one composes proposals the other does not: an addition
         return _addition(args, suite, ra, rb, err, out_dir)
     with DiffProgress(suite, err) as progress:
-        d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=progress.member)
+        d = diff_suite(suite, ra, rb, max_nodes=args.max_states, on_member=progress.member,
+                       workers=workers_of(args))
         t0 = time.monotonic()
         annotate(d, robust=args.robust, progress=progress.runs)
         d.robust_seconds = time.monotonic() - t0
@@ -152,8 +156,9 @@ def _addition(args, suite, ra, rb, err, out_dir) -> int:
     base, new = (ra, rb) if added(ra, rb) else (rb, ra)
     with DiffProgress(suite, err) as progress:
         t0 = time.monotonic()
-        checked = check_suite(suite, new)
+        checked = check_suite(suite, new, workers=workers_of(args))
         add = addition(suite, base, new, checked, max_nodes=args.max_states, robust=args.robust,
+                       workers=workers_of(args),
                        on_member=progress.member, progress=progress.runs)
         add.restricted.robust_seconds = time.monotonic() - t0
     d = add.restricted

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import add_force, add_json, output_file, path_argument, print_json
+from .common import add_force, add_json, add_workers, output_file, path_argument, print_json, workers_of
 from .options import add_model_options
 
 
@@ -31,6 +31,7 @@ def register(sub) -> None:
                    help="stop with an error past this many product states per member and direction")
     add_json(p, "print a summary as one JSON line (the document goes to --out, or is left out)")
     add_model_options(p, rules=False)  # BASE and NEW name the rules; --set the bounds
+    add_workers(p, "the members and both rule sets' checks")
     p.set_defaults(run=_review)
 
 
@@ -51,7 +52,7 @@ def _review(args) -> int:
     if equal_rules(base, new):  # at once: no exploration can find what equal rules cannot have
         return _equal(args, suite.name, out, err)
     with DiffProgress(suite, err) as progress:
-        r = build(args.config, base, new, max_nodes=args.max_states, on_member=progress.member,
+        r = build(args.config, base, new, max_nodes=args.max_states, on_member=progress.member, workers=workers_of(args),
                   progress=progress.runs, names=(args.base, args.new))
     text = markdown(r)
     if out is not None:

@@ -16,6 +16,7 @@ from .common import (
     MapOf,
     UsageError,
     add_json,
+    add_workers,
     check_shape,
     screen,
     load_json,
@@ -27,6 +28,7 @@ from .common import (
     refuse_options,
     variant_names,
     variant_progress,
+    workers_of,
 )
 
 DEFAULT_VERDICTS = "docs/verdicts.json"
@@ -39,6 +41,7 @@ def register(sub) -> None:
     add_json(p, "print the matrix as JSON")
     p.add_argument("--markdown", action="store_true", help="print the matrix as Markdown")
     p.add_argument("--list", action="store_true", help="list the variants and exit")
+    add_workers(p, "the variants' members")
 
     p.set_defaults(run=_variants)
 
@@ -49,6 +52,7 @@ def register(sub) -> None:
     p.add_argument("--accept", action="store_true", help="rewrite the agreed matrix (and its .md) with the new verdicts")
     p.add_argument("--yes", action="store_true", help="with --accept: do not ask")
     add_json(p, "print the comparison as JSON")
+    add_workers(p, "the variants' members")
 
     p.set_defaults(run=_regress)
 
@@ -68,7 +72,7 @@ def _variants(args) -> int:
     if args.json and args.markdown:
         raise UsageError("choose one of --json and --markdown")
     if args.list:
-        refuse_options(args, "with --list", "--config", "--variant", "--markdown")
+        refuse_options(args, "with --list", "--config", "--variant", "--markdown", "--workers")
         return _list(VARIANTS, args.json)
     names = variant_names(args) or list(VARIANTS)
     # each variant is judged against its base: check its bases too, bases first
@@ -79,7 +83,7 @@ def _variants(args) -> int:
     _say_unchanged(names)
     bar, on_variant = variant_progress(Console(stderr=True), names)
     with bar:
-        m = matrix(args.config, names, on_variant)
+        m = matrix(args.config, names, on_variant, workers=workers_of(args))
     data = to_json(m)
     bad = {k: v for k, v in surprises(m).items() if v}
     flips = class_flips(data)
@@ -193,7 +197,7 @@ def _regress(args) -> int:
     _say_unchanged(names)
     bar, on_variant = variant_progress(Console(stderr=True), names)
     with bar:
-        m = matrix(agreed["config"], names, on_variant)
+        m = matrix(agreed["config"], names, on_variant, workers=workers_of(args))
     diffs = compare(agreed, m)
     fresh = to_json(m)
     properties = len(fresh["variants"][names[0]])

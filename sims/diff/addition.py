@@ -84,12 +84,12 @@ def added(base: Rules, new: Rules) -> tuple[str, ...]:
 
 def addition(suite, base: Rules, new: Rules, checked_new, *, max_nodes: int = 3_000_000, robust: bool = True,
              on_member: Callable[[str], None] | None = None, progress: Callable[[int, int], None] | None = None,
-             flags: bool = True) -> Addition:
+             flags: bool = True, workers: int = 1) -> Addition:
     """The review of what ``new`` adds to ``base`` on ``suite``; ``checked_new`` is NEW's ``SuiteResult`` there."""
     names = added(base, new)
     proposals = [get_proposal(n) for n in names]
     restricted = diff_suite(suite, base, Lifecycle.without_messages(new, names), max_nodes=max_nodes,
-                            on_member=on_member)
+                            on_member=on_member, workers=workers)
     annotate(restricted, robust=robust, progress=progress)
     methods = tuple(m.method for p in proposals for m in p.messages if m.method)
     out = Addition(base, new, names, methods, restricted)
@@ -104,12 +104,12 @@ def addition(suite, base: Rules, new: Rules, checked_new, *, max_nodes: int = 3_
             out.behaviours.append(Behaviour(p.name, prop, checked_new.found_in.get(prop.id, ""), run, cites))
         out.rules += [(prop, checked_new.verdicts.get(prop.id)) for prop in rules]
         if flags:
-            out.flags += _flag_diffs(suite, p, new, max_nodes)
+            out.flags += _flag_diffs(suite, p, new, max_nodes, workers)
     out.behaviours.sort(key=lambda b: (not b.run, len(b.run)))
     return out
 
 
-def _flag_diffs(suite, p, new: Rules, max_nodes: int) -> list[FlagDiff]:
+def _flag_diffs(suite, p, new: Rules, max_nodes: int, workers: int = 1) -> list[FlagDiff]:
     """For each flag of proposal ``p``, NEW against NEW with the flag's other values, on the members ``p`` adds."""
     from dataclasses import replace
 
@@ -124,7 +124,7 @@ def _flag_diffs(suite, p, new: Rules, max_nodes: int) -> list[FlagDiff]:
             flags = tuple(sorted({**dict(new.flags), f.name: value}.items()))
             flags = tuple((k, v) for k, v in flags if not (k == f.name and v == f.default))
             other = new.with_(name=f"{new.name} with {f.name}={_show(value)}", flags=flags)
-            d = diff_suite(members, new, other, max_nodes=max_nodes)
+            d = diff_suite(members, new, other, max_nodes=max_nodes, workers=workers)
             annotate(d, robust=False)
             out.append(FlagDiff(p.name, f, value, d))
     return out

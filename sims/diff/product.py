@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 from acp_lifecycle.model.config import Config, Rules
@@ -368,6 +369,10 @@ def diff_member(
 # ---------------------------------------------------------------------------
 
 
+def _diff_one(cfg: Config, a: Rules, b: Rules, max_nodes: int) -> MemberDiff:
+    return diff_member(cfg, a, b, max_nodes=max_nodes)
+
+
 def rule_set(name: str) -> Rules:
     """The rules of a spec variant (``variants --list``) or a seeded bug (``bug:NAME``, ``bugs --list``)."""
     from acp_lifecycle.model.bugs import BUGS
@@ -419,14 +424,21 @@ class SuiteDiff:
 
 
 def diff_suite(suite, a: Rules, b: Rules, *, max_nodes: int = 3_000_000, check: bool = True,
-               on_member: Callable[[str], None] | None = None) -> SuiteDiff:
-    """Diff ``a`` and ``b`` on each member of ``suite``; with ``check`` every reported
-    witness is replayed and checked (``check_witness``) before it is returned."""
-    members = []
-    for cfg in suite.members:
-        if on_member:
-            on_member(cfg.name)
-        members.append(diff_member(cfg, a, b, max_nodes=max_nodes))
+               on_member: Callable[[str], None] | None = None, workers: int = 1) -> SuiteDiff:
+    """Diff ``a`` and ``b`` on each member of ``suite``, the members side by side in ``workers``
+    processes; with ``check`` every reported witness is replayed and checked (``check_witness``)
+    before it is returned. ``on_member(name)``: the members before ``name`` are done."""
+    from acp_lifecycle.sims.search.check import pool_map
+
+    cfgs = list(suite.members)
+    if on_member and cfgs:
+        on_member(cfgs[0].name)
+
+    def done(i: int) -> None:
+        if on_member and i + 1 < len(cfgs):
+            on_member(cfgs[i + 1].name)
+
+    members = pool_map(partial(_diff_one, a=a, b=b, max_nodes=max_nodes), cfgs, workers, done)
     out = SuiteDiff(a, b, suite, members)
     if check:
         cfgs = {m.config.name: m.config for m in members}

@@ -93,25 +93,25 @@ def responsible(w, cfg, allowed: Rules, refused: Rules) -> list[str]:
 
 def build(config: str, base: Rules, new: Rules, *, robust: bool = True, max_nodes: int = 3_000_000,
           on_member: Callable[[str], None] | None = None, progress: Callable[[int, int], None] | None = None,
-          verdicts: bool = True, names: tuple[str, str] = ("", "")) -> Review:
+          verdicts: bool = True, names: tuple[str, str] = ("", ""), workers: int = 1) -> Review:
     from acp_lifecycle.sims.configs import get_suite
     from acp_lifecycle.sims.diff import diff_suite
     from acp_lifecycle.sims.diff.addition import added, addition
     from acp_lifecycle.sims.diff.report import annotate
-    from acp_lifecycle.sims.search.check import check_suite
+    from acp_lifecycle.sims.search.check import check_suite, check_suites
 
     suite = get_suite(config, base, new)  # with the members the proposals of either add
     names = (names[0] or base.name, names[1] or new.name)
     if added(base, new):
         # an addition: is it a conservative extension, and what does it bring (sims/diff/addition.py)
-        checked_new = check_suite(suite, new)
+        checked_new = check_suite(suite, new, workers=workers)
         add = addition(suite, base, new, checked_new, max_nodes=max_nodes, robust=robust, on_member=on_member,
-                       progress=progress)
-        changes = verdict_changes(base, new, check_suite(suite, base), checked_new) if verdicts else []
+                       progress=progress, workers=workers)
+        changes = verdict_changes(base, new, check_suite(suite, base, workers=workers), checked_new) if verdicts else []
         return Review(base, new, suite.name, add.restricted, changes, names=names, addition=add)
-    d = diff_suite(suite, base, new, max_nodes=max_nodes, on_member=on_member)
+    d = diff_suite(suite, base, new, max_nodes=max_nodes, on_member=on_member, workers=workers)
     annotate(d, robust=robust, progress=progress)
     changes = []
     if verdicts:
-        changes = verdict_changes(base, new, check_suite(suite, base), check_suite(suite, new))
+        changes = verdict_changes(base, new, *check_suites([(suite, base), (suite, new)], workers=workers))
     return Review(base, new, suite.name, d, changes, names=names)

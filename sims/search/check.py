@@ -22,7 +22,7 @@ from acp_lifecycle.sims.configs import Suite
 from acp_lifecycle.sims.search import interrupt
 from acp_lifecycle.sims.search.explore import Result, TooLarge, Verdict, explore
 
-__all__ = ["SuiteResult", "check_suite"]
+__all__ = ["SuiteResult", "check_suite", "check_suites", "pool_map"]
 
 
 @dataclass
@@ -97,11 +97,51 @@ def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster
     progress = [on_member(i, cfg) if on_member else None for i, cfg in enumerate(members)]
     results: list[Result | None] = [None] * len(members)
     if workers > 1 and cluster is None and len(members) > 1 and _can_fork():
-        results = _side_by_side(members, rules, max_states, progress, symmetry, workers, por)
+        results = _side_by_side([(cfg, rules, max_states) for cfg in members], progress, symmetry, workers, por)
     for i, cfg in enumerate(members):
         if results[i] is None:
             results[i] = explore(cfg, rules, max_states=max_states, progress=progress[i], symmetry=symmetry,
                                  workers=workers, cluster=cluster, por=por)
+    return _combine(suite, rules, results, time.perf_counter() - start)
+
+
+def check_suites(jobs: list[tuple[Suite, Rules]], *, workers: int = 1, symmetry: bool = True,
+                 on_done: Callable[[int], None] | None = None) -> list[SuiteResult]:
+    """``check_suite`` of several (suite, rules) pairs at once: every member of every suite side by side
+    in ``workers`` forked processes (one pool for them all: a variant's last member overlaps the next
+    variant's first), then each suite's verdicts combined as ``check_suite`` does. A member that
+    passes ``SMALL`` states is explored afterwards in this process with the workers. ``on_done(k)``:
+    the ``k``-th pair is checked. Ctrl-C as ``check``: the pool's processes are ended at once."""
+    with interrupt.watch():
+        start = time.perf_counter()
+        flat = [(k, cfg, rules, suite.max_states) for k, (suite, rules) in enumerate(jobs) for cfg in suite.members]
+        left = [len(suite.members) for suite, _ in jobs]
+        got: list[Result | None] = [None] * len(flat)
+
+        def member_done(i: int) -> None:
+            k = flat[i][0]
+            left[k] -= 1
+            if not left[k] and on_done:
+                on_done(k)
+
+        if workers > 1 and len(flat) > 1 and _can_fork():
+            reports = [(lambda *_, i=i: member_done(i)) for i in range(len(flat))]
+            got = _side_by_side([(cfg, rules, most) for _, cfg, rules, most in flat], reports, symmetry, workers)
+        for i, (k, cfg, rules, most) in enumerate(flat):
+            if got[i] is None:
+                got[i] = explore(cfg, rules, max_states=most, symmetry=symmetry, workers=workers)
+                member_done(i)
+        out, i = [], 0
+        for suite, rules in jobs:
+            n = len(suite.members)
+            out.append(_combine(suite, rules, got[i : i + n], time.perf_counter() - start))
+            i += n
+        return out
+
+
+def _combine(suite: Suite, rules: Rules, results: list, wall: float) -> SuiteResult:
+    """A suite's verdicts from its members': each property's shortest counterexample or witness."""
+    members = suite.members
     verdicts: dict[str, Verdict] = {}
     found_in: dict[str, str] = {}
     for p in Lifecycle(members[0], rules).every_property():
@@ -116,7 +156,7 @@ def _check_suite(suite, rules, max_states, on_member, symmetry, workers, cluster
             best.applicable = any(p.applies(r.config) for r in results)
         verdicts[p.id] = best
         found_in[p.id] = where
-    return SuiteResult(suite, rules, results, verdicts, found_in, time.perf_counter() - start)
+    return SuiteResult(suite, rules, results, verdicts, found_in, wall)
 
 
 def _can_fork() -> bool:
@@ -154,17 +194,19 @@ def _quiet_child() -> None:
     interrupt.in_worker()
 
 
-def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmetry: bool,
-                  workers: int, por: bool = False) -> list[Result | None]:
+def _side_by_side(jobs: list[tuple], progress: list, symmetry: bool, workers: int,
+                  por: bool = False) -> list[Result | None]:
+    """Explore each (config, rules, max_states) in a forked process of a pool; None for a member that
+    passed ``SMALL`` states (explored afterwards). ``progress[i]`` is told member i's counts when done."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, wait
 
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(members)), mp_context=mp.get_context("fork"),
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=mp.get_context("fork"),
                                initializer=_quiet_child)
     try:
-        futures = [pool.submit(_explore_plain, cfg, rules, max_states, symmetry, por) for cfg in members]
+        futures = [pool.submit(_explore_plain, cfg, rules, most, symmetry, por) for cfg, rules, most in jobs]
         results: list[Result | None] = []
-        for fut, report in zip(futures, progress):
+        for fut, report, (_, rules, _) in zip(futures, progress, jobs):
             while not fut.done():
                 interrupt.check()
                 wait([fut], timeout=0.2)
@@ -186,6 +228,52 @@ def _side_by_side(members, rules: Rules, max_states: int, progress: list, symmet
         raise
     pool.shutdown()
     return results
+
+
+def pool_map(fn: Callable, items: list, workers: int, on_done: Callable[[int], None] | None = None) -> list:
+    """``[fn(x) for x in items]``, side by side in ``workers`` forked processes when there are several of
+    both (``fn`` and the results picklable), with ``check``'s Ctrl-C: the processes are ended at once.
+    ``on_done(i)``: item ``i`` is done (in order)."""
+    if workers <= 1 or len(items) <= 1 or not _can_fork() or not _picklable((fn, items)):
+        out = []
+        for i, x in enumerate(items):
+            out.append(fn(x))
+            if on_done:
+                on_done(i)
+        return out
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, wait
+
+    with interrupt.watch():
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(items)), mp_context=mp.get_context("fork"),
+                                   initializer=_quiet_child)
+        try:
+            futures = [pool.submit(fn, x) for x in items]
+            out = []
+            for i, fut in enumerate(futures):
+                while not fut.done():
+                    interrupt.check()
+                    wait([fut], timeout=0.2)
+                out.append(fut.result())
+                if on_done:
+                    on_done(i)
+        except BaseException:
+            _kill(pool)
+            raise
+        pool.shutdown()
+        return out
+
+
+def _picklable(x) -> bool:
+    """Whether ``x`` can go to a worker process (a mutant's part made by a closure cannot): if not, the
+    calls run here one after another."""
+    import pickle
+
+    try:
+        pickle.dumps(x)
+    except Exception:
+        return False
+    return True
 
 
 def _kill(pool) -> None:
