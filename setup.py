@@ -16,11 +16,12 @@ only while each one's source is the one it was built from, and never with
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import sys
 
-from setuptools import Extension, setup
+from setuptools import Distribution, Extension, setup
 from setuptools.command.build_ext import build_ext
 
 #: the modules compiled (the search's hot path: the successor function, the agent's and the clients'
@@ -128,5 +129,28 @@ def _skipped(e: BaseException) -> None:
     print(f"acp-lifecycle: the compiled model was not built ({why}): the pure-Python model runs", file=sys.stderr)
 
 
-# one placeholder: the wheel is a platform wheel and build_ext runs; OptionalBuild puts mypyc's in its place
-setup(ext_modules=[Extension(PLACEHOLDER, sources=[])], cmdclass={"build_ext": OptionalBuild})
+class Platform(Distribution):
+    """Once a build is tried, the wheel is a platform wheel even if nothing was compiled: the modules
+    go to the wheel's root, where the platform wheel puts them (not to its .data/purelib)."""
+
+    def has_ext_modules(self):
+        return True
+
+
+def _tried() -> bool:
+    """Whether to try the compiled build: not when asked for the pure package, nor without mypyc
+    (a build without the build-system's requirements, ``--no-build-isolation``): a pure wheel."""
+    if os.environ.get("ACP_LIFECYCLE_PURE", "") not in ("", "0"):
+        return False
+    if importlib.util.find_spec("mypyc") is None:
+        _skipped(ImportError("no mypyc"))
+        return False
+    return True
+
+
+if _tried():
+    # one placeholder: build_ext runs; OptionalBuild puts mypyc's in its place
+    setup(ext_modules=[Extension(PLACEHOLDER, sources=[])], cmdclass={"build_ext": OptionalBuild},
+          distclass=Platform)
+else:
+    setup()
