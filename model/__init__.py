@@ -6,6 +6,7 @@ Everything in ``__all__`` is re-exported from the private-ish modules below;
 
 from .bugs import BUGS, Bug, get_bug
 from .clauses import CITATIONS, CLAUSES, Clause, clause
+from .judges import restate
 from .config import EXTRA_LIMITS, LIMITS, RFD_RULES, RULE_SETS, S240_RULES, Config, ConfigError, Rules, rule_set
 from .properties import BY_ID, PROPERTIES, Property
 from .spec import VOCAB, Lifecycle
@@ -14,6 +15,7 @@ from .system import Step, System, initial_state, successors
 from .wire import agent_message, client_message, step_messages
 
 __all__ = [
+    "restate",
     "BUGS",
     "BY_ID",
     "Bug",

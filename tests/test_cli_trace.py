@@ -87,7 +87,7 @@ def test_finding_lines_wrap_with_hanging_indents_and_lose_no_word():
     lines = [text for text, _ in finding_lines("some/log.jsonl", f, 50)]
     assert all(len(ln) <= 50 for ln in lines)
     assert lines[0].startswith("some/log.jsonl:3: violation")
-    sentence_at = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("JSON-RPC 2.0:"))
+    sentence_at = next(i for i, ln in enumerate(lines) if ln.lstrip().startswith("JSONRPC-REPLY:"))
     assert all(ln.startswith("    ") and not ln.startswith("     ") for ln in lines[1:sentence_at + 1])
     assert all(ln.startswith("      ") for ln in lines[sentence_at + 1:])
     assert "".join(ln.strip() for ln in lines[:sentence_at]).replace(" ", "") == \
@@ -100,7 +100,7 @@ def test_a_json_rpc_rule_names_its_source_once(tmp_path, capsys):
     path = _write(tmp_path / "one.jsonl", [UNANSWERED])
     assert main(["trace", "--no-schema", str(path)]) == 1
     out = capsys.readouterr().out
-    assert '    JSON-RPC 2.0: "When a rpc call is made' in out and "JSON-RPC 2.0: JSON-RPC 2.0" not in out
+    assert '    JSONRPC-REPLY: JSON-RPC 2.0: "When a rpc call is made' in out and "JSON-RPC 2.0: JSON-RPC 2.0" not in out
     assert rule_sentence("RFD-X", 'RFD: "text"') == 'RFD-X: RFD: "text"'
     assert rule_sentence("JSON-RPC 2.0", 'JSON-RPC 2.0: "text"') == 'JSON-RPC 2.0: "text"'
 

@@ -73,6 +73,7 @@ THROUGH_THE_MODEL_OBJECT = (
 MODEL_FACADE = frozenset({
     "Lifecycle", "VOCAB", "Config", "ConfigError", "Rules", "RULE_SETS", "RFD_RULES", "S240_RULES", "rule_set",
     "LIMITS", "Property", "System", "Step", "SymmetryBroken", "BUGS", "VARIANTS", "PROPOSALS",
+    "restate",  # a finding's text with a suffix, naming the clause of its case (model.judges.Cite)
 })
 
 

@@ -53,6 +53,9 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-NOTICE-NOT-FATAL",
         "S240-NOTICE-NOT-RELIED-ON",
     ),
+    "failure_marks_unfinished_tools_failed": (
+        "RFD-FAIL-TOOLS-TERMINAL",
+    ),
     "ended_work_reported_idle": (
         "S240-STATE-IDLE-WHEN-NONE",
         "S240-STATE-REPORT-IDLE",

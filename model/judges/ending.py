@@ -153,8 +153,9 @@ def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
     if rec.state != "idle":
         return state, ""
     why = ""
-    if working and cancelled and rec.stop_reason not in (None, "cancelled"):
-        why = f"work cancelled by session/cancel ended with stopReason {rec.stop_reason!r}"
+    if working and cancelled and rec.stop_reason != "cancelled":  # the value its clauses name, not an omitted one
+        why = (f"work cancelled by session/cancel ended with stopReason {rec.stop_reason!r}" if rec.stop_reason
+               else "work cancelled by session/cancel ended with no stopReason")
     return (False, False), why
 
 

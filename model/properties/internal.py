@@ -30,6 +30,8 @@ WHY_NOT_A_JUDGE: dict[str, str] = {
     "rejected_submission_never_echoed": "an ID assigned in advance to a rejected prompt is known only inside the agent",
     "failed_work_ends_with_error_idle": _CAUSE,
     "ended_work_reported_idle": _WORK,
+    "failure_marks_unfinished_tools_failed": "which tool calls the failure left unfinished is the agent's own "
+                                             "knowledge: on the wire a call may have completed just before",
     "error_idle_only_for_failure": _CAUSE,
     "cancelled_idle_only_for_cancel": _CAUSE,
     "state_changes_only_with_work": _CAUSE,

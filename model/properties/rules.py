@@ -171,6 +171,23 @@ judged_property("no_update_after_idle_of_its_work")
 judged_property("tools_terminal_before_error_idle")
 
 
+@prop("step", witnesses=("sometimes_unfinished_tool_at_failure",), level="SHOULD")
+def failure_marks_unfinished_tools_failed(pre: System, step: Step):
+    """A failure marks the tool calls it left unfinished failed, the value its clause names.
+
+    "Before sending it, the Agent SHOULD give each tool call that the failed work left unfinished a
+    terminal status, using failed for calls that did not complete": the terminal statuses a failure sends
+    with its error idle are those of calls it left unfinished (tools_terminal_before_error_idle, a judge,
+    checks that they are terminal; which calls the failure left is the agent's own knowledge)."""
+    sent = step.emitted
+    if not any(m[0] == "state" and m[2] == "error" for _, m in sent):
+        return None
+    for _, m in sent:
+        if m[0] == "tool" and m[2] is not None and m[2] != "failed":
+            return f"{_what(step)} ended the work with an error idle and gave tool call {m[1]} the status {m[2]!r}"
+    return None
+
+
 judged_property("error_only_with_error_stop_reason")
 
 
@@ -179,10 +196,21 @@ judged_property("no_second_stop_reason")
 
 @prop("eventually", witnesses=("sometimes_work_ends",))
 def ended_work_reported_idle(s: System):
-    """Foreground work that ends is eventually reported idle."""
+    """Foreground work that ends is eventually reported idle to every client in the session.
+
+    What a client was told: the last state_update on its way to it, else the last it received (the
+    agent's own record of what it reported is what a fault in its messages leaves as it was)."""
     a = s.agent
-    if a.work is None and a.fg != IDLE:
-        return f"no foreground work remains but the session was last reported {a.fg}"
+    if a.work is not None:
+        return None
+    if s.used.losses or s.used.restarts:  # resumed clients: resumed_client_sees_current_state judges what they saw
+        return None if a.fg == IDLE else f"no foreground work remains but the session was last reported {a.fg}"
+    for c, cl in enumerate(s.clients):
+        if not cl.connected or not a.attached >> c & 1:
+            continue  # a lost connection is told nothing; a resume brings it a snapshot
+        told = next((m[1] for m in reversed(s.down[c]) if m[0] == "state"), cl.fg)
+        if told != IDLE:
+            return f"no foreground work remains but client {c} was last told the session is {told}"
     return None
 
 

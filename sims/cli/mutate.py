@@ -123,8 +123,9 @@ def markdown(report) -> str:
         "",
         f"# Mutants (configuration `{report.config}`)",
         "",
-        "Faults put into the model agent and clients (`sims/mutate/mutants/`, one file each, and the seeded bugs "
-        "of `model/bugs.py`), each run against every member of the configuration, its own member first, until "
+        "Faults put into the model agent and clients (`sims/mutate/mutants/`, one file each, the seeded bugs "
+        "of `model/bugs.py`, and the value families of `sims/mutate/mutants/value_family.py`, `value:FIELD=NAMED->OTHER`: where "
+        "a clause names a value, another one sent in its place), each run against every member of the configuration, its own member first, until "
         "a verdict of `check` changes. *caught by*: the property that noticed (the one the mutant expects when it "
         "is among them); *also*: the others; *steps*: the length of the counterexample; *seconds*: the "
         "explorations with the mutant in place. Kinds: `fault` (breaks a rule), `choice` (takes away a choice "

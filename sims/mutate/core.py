@@ -107,7 +107,8 @@ _MUTANTS: dict[str, Mutant] | None = None
 
 
 def all_mutants() -> dict[str, Mutant]:
-    """Every mutant: the seeded bugs first, then the files of ``sims/mutate/mutants`` by name."""
+    """Every mutant: the seeded bugs first, then the files of ``sims/mutate/mutants`` by name (one mutant each,
+    or a family: ``value_family.py``, where a clause names a value, a mutant sends another)."""
     global _MUTANTS
     if _MUTANTS is None:
         import acp_lifecycle.sims.mutate.mutants as package
@@ -115,10 +116,11 @@ def all_mutants() -> dict[str, Mutant]:
         found = {b.name: _bug_mutant(b) for b in BUGS.values()}
         for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
-            m = module.MUTANT
-            if m.name in found:
-                raise ValueError(f"duplicate mutant {m.name!r}")
-            found[m.name] = m
+            # a file defines one MUTANT, or a family of them (MUTANTS: value_family.py)
+            for m in getattr(module, "MUTANTS", {}).values() or (module.MUTANT,):
+                if m.name in found:
+                    raise ValueError(f"duplicate mutant {m.name!r}")
+                found[m.name] = m
         _MUTANTS = found
     return _MUTANTS
 

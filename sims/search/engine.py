@@ -37,7 +37,7 @@ from typing import Callable
 
 import numpy as np
 
-from acp_lifecycle.model import Config, Lifecycle, Property, SymmetryBroken, System
+from acp_lifecycle.model import Config, Lifecycle, Property, SymmetryBroken, System, restate
 from acp_lifecycle.sims.errors import TooLarge
 
 from . import interrupt
@@ -566,7 +566,7 @@ class _Replay:
         if not msg:
             raise ReductionError(f"{p.id}: the rebuilt state has no open obligation")
         suffix = " (no step is left)" if ending == "terminal" else " (the run can cycle forever)"
-        return ("violated", msg + suffix, trace, ending)
+        return ("violated", restate(msg, msg + suffix), trace, ending)
 
 
 if sys.platform == "win32":  # pragma: no cover

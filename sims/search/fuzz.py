@@ -71,7 +71,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from acp_lifecycle.model import RFD_RULES, Config, Lifecycle, Property, Rules, Step, System
+from acp_lifecycle.model import RFD_RULES, Config, Lifecycle, Property, Rules, Step, System, restate
 
 __all__ = ["PropertyViolation", "FuzzResult", "Record", "ModelMachine", "make_machine", "fuzz", "shorten", "DRIVE_LIMIT"]
 
@@ -264,7 +264,7 @@ class ModelMachine(RuleBasedStateMachine):
             if not self._seen_enough(p):
                 msg = p.check(self.state)
                 if msg:
-                    self._violated(p, msg + " (no step is left)")
+                    self._violated(p, restate(msg, msg + " (no step is left)"))
 
 
 def _cancellable(req) -> bool:
@@ -410,7 +410,7 @@ def _replay(labels: list[tuple], model: Lifecycle, prop: Property, others: list[
     if prop.kind == "eventually" and not model.next_steps(state):
         msg = prop.check(state)
         if msg:
-            return trace, msg + " (no step is left)"
+            return trace, restate(msg, msg + " (no step is left)")
     return None
 
 

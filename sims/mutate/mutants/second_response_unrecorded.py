@@ -23,7 +23,7 @@ def answered_again(pre, step):
 MUTANT = Mutant(
     "second-response-unrecorded",
     "agent answers $/cancel_request of an answered prompt with its response again, its records still saying one",
-    ("S240-CANCELREQ-NO-SECOND-RESPONSE",),
+    ("S240-CANCELREQ-NO-SECOND-RESPONSE", "JSONRPC-REPLY"),
     "one_response_per_request",
     "failures",
     patches=(post("agent", "agent_receive", answered_again),),
