@@ -25,7 +25,10 @@ from setuptools import Distribution, Extension, setup
 from setuptools.command.build_ext import build_ext
 
 #: the modules compiled (the search's hot path: the successor function, the agent's and the clients'
-#: steps, the judges' steps, the canonical form; the search's expand loop), as files of the checkout
+#: steps, the judges' dispatch, the canonical form; the search's expand loop), as files of the checkout.
+#: Not the judges that keep a memory (ending, requests, resume, session): their records annotate a
+#: memory ``tuple`` that becomes an ``Items`` or ``Pairs`` past ``SMALL`` items (model/judges/_judge.py),
+#: which a compiled module refuses at run time (TypeError on a long log: tests/test_modeltrace_dead.py).
 COMPILED = (
     "model/state.py",
     "model/records.py",
@@ -33,13 +36,9 @@ COMPILED = (
     "model/clients.py",
     "model/system.py",
     "model/symmetry.py",
-    "model/judges/ending.py",
     "model/judges/messages.py",
     "model/judges/observe.py",
     "model/judges/records.py",
-    "model/judges/requests.py",
-    "model/judges/resume.py",
-    "model/judges/session.py",
     "sims/search/expand.py",
 )
 #: the import package's folders in the checkout (pyproject.toml's package-dir)
@@ -114,6 +113,8 @@ class OptionalBuild(build_ext):
             return []
 
     def run(self):
+        if self.inplace:
+            _drop_stale()
         try:
             super().run()
         except Exception as e:  # no C compiler, or it failed
@@ -122,6 +123,19 @@ class OptionalBuild(build_ext):
 
     def get_outputs(self):
         return super().get_outputs() if self.extensions else []
+
+
+def _drop_stale() -> None:
+    """Remove from the checkout the compiled module of a source no longer in ``COMPILED`` (an earlier
+    build's): Python would load it ahead of the ``.py``, and it calls into a group that no longer has it."""
+    import glob
+
+    for top in ("model", "sims"):
+        for so in glob.glob(os.path.join(HERE, top, "**", "*.so"), recursive=True):
+            rel = os.path.relpath(so, HERE)
+            source = os.path.join(os.path.dirname(rel), os.path.basename(rel).split(".")[0] + ".py")
+            if source not in COMPILED and os.path.exists(os.path.join(HERE, source)):
+                os.remove(so)
 
 
 def _skipped(e: BaseException) -> None:
