@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..observed import Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
+from ..observed import CancelRequest, Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
 from ..records import compile_replace
 from ._judge import Judge, pair_value, put_pair, union_items, with_item, without_item, without_pair
 
@@ -159,6 +159,37 @@ def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
     return (False, False), why
 
 
+def _cancelled_only_when_cancelled(state: tuple, rec, mine: bool):
+    """state: (the connection was last told of work in progress, a cancellation reached the agent since the
+    last idle the connection was told of). A cancellation is a ``session/cancel`` on any connection (a
+    proposal's message that cancels, such as a close, is read as one too) or a client's ``$/cancel_request``
+    of its prompt (the only client request a session's judges are told of being cancelled)."""
+    k = type(rec)
+    working, cancelled = state
+    if k is SessionCancel or (k is CancelRequest and rec.asker == "client"):
+        return ((working, True) if not cancelled else state), ""
+    if not mine:
+        return state, ""
+    if k is Closed:
+        return (False, False), ""
+    if k is not StateUpdate:
+        return state, ""
+    if rec.state in _WORKING:
+        return ((True, cancelled) if not working else state), ""
+    if rec.state != "idle":
+        return state, ""
+    why = ""
+    if working and not cancelled and rec.stop_reason == "cancelled":  # an idle repeated or at resume ends no work
+        why = ("work ends with stopReason cancelled, but no session/cancel, $/cancel_request of a prompt or other "
+               "cancellation came since the last idle")
+    return (False, False), why
+
+
+def _join_cancelled(state: tuple) -> tuple:
+    """A connection joining the session: told of no work yet, but a cancellation already received counts."""
+    return (False, state[1])
+
+
 _RESUME = (ResumeRequest, ResumeResult, Closed)
 
 
@@ -186,4 +217,10 @@ JUDGES = (
           (StateUpdate, SessionCancel, Closed), None,
           ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
           step=_cancelled_work_ends_cancelled),
+    Judge("cancelled_only_when_cancelled", "MUST", "2.4.0",
+          "stopReason cancelled ends only work that a session/cancel, a $/cancel_request of a prompt or another "
+          "cancellation could have ended",
+          ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",), (StateUpdate, SessionCancel, CancelRequest, Closed), None,
+          ("sometimes_cancel_ends_work", "sometimes_work_ends"), per="session", start=(False, False),
+          step=_cancelled_only_when_cancelled, join=_join_cancelled, from_creation=True),
 )
