@@ -148,9 +148,7 @@ _RULES = (
          ("S240-STATE-STANDARD-STATES",)),
     # --- cancellation ---------------------------------------------------------------
     _judge_rule("cancelled_work_ends_cancelled"),
-    Rule("cancelled_only_when_cancelled", "MUST", "2.4.0",
-         "stopReason cancelled ends only work that a session/cancel, a $/cancel_request or another cancellation could have ended",
-         ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",)),
+    _judge_rule("cancelled_only_when_cancelled"),
     Rule("cancelled_work_reported_idle", "MUST", "2.4.0",
          "work active when session/cancel arrives is reported idle by the end of the log",
          ("S240-CANCEL-IDLE-CANCELLED", "S240-STATE-IDLE-WHEN-NONE", "S240-STATE-REPORT-IDLE")),

@@ -143,7 +143,6 @@ class SessionView:
     resume: ResumeWindow | None = None
     expect: tuple | None = None  # (line, state, conn) of another connection's resume snapshot
     tool_cancels: dict = field(default_factory=dict)  # toolCallId -> line of the accepted tool_call/cancel
-    idle_line: int = 0  # line of the last idle state_update
     custom_work: int = 0  # line of a custom state reported right after idle (no standard state since)
     replayed_unknown: dict = field(default_factory=dict)  # messageId -> line: replayed, not known live yet
     reqaction_flagged: bool = False
@@ -171,7 +170,6 @@ class SessionRecord:
     background_since: int = 0
     message_ids: dict = field(default_factory=dict)  # messageId -> line of the success response
     not_approved: dict = field(default_factory=dict)  # toolCallId -> line that made it not approved
-    last_cancel: int = 0  # line of the last session/cancel, $/cancel_request of a prompt, or other cancellation
     live_user_ids: set = field(default_factory=set)  # user messageIds reported live (outside a replay)
 
 

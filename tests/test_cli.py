@@ -24,7 +24,7 @@ def test_check_json_is_data(capsys):
     code, out, _ = run(capsys, "check", "--config", "failures", "--json")
     data = json.loads(out)
     assert code == 0 and data["ok"] is True
-    assert data["members"][0]["states"] == 1040  # tests/test_explore.py pins it (and why it changed)
+    assert data["members"][0]["states"] == 1112  # tests/test_explore.py pins it (and why it changed)
     by_id = {p["id"]: p for p in data["properties"]}
     race = by_id["inserted_prompt_never_rejected"]
     assert race["status"] == "holds" and race["clauses"]

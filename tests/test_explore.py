@@ -22,12 +22,16 @@ PINNED = {
     "multi-client": 3478,
     # 952 -> 1008: which pending requests were cancelled (the judges, issue 21); 1008 -> 1040:
     # the agent's tool calls as the published agents report them (issue 22: first reported
-    # completed or failed, pending -> completed, left open by a cancel)
-    "failures": 1040,
+    # completed or failed, pending -> completed, left open by a cancel); 1040 -> 1112: the judge
+    # cancelled_only_when_cancelled remembers a session/cancel or $/cancel_request since the last idle (issue 34)
+    "failures": 1112,
     # 1550 -> 1614: which pending requests were cancelled; 1614 -> 1734: the ghost of prompts
-    # inserted and waiting when a session/cancel stopped other work (issue 23)
-    "cancel-race": 1734,
-    "permission": 1576,  # 1332 -> 1416: the same; 1416 -> 1576: the tool calls of issue 22
+    # inserted and waiting when a session/cancel stopped other work (issue 23); 1734 -> 1912: the
+    # judge cancelled_only_when_cancelled (issue 34: what the agent's own flag said, now read off the wire)
+    "cancel-race": 1912,
+    # 1332 -> 1416: the same; 1416 -> 1576: the tool calls of issue 22; 1576 -> 1592: the judge
+    # cancelled_only_when_cancelled (issue 34)
+    "permission": 1592,
     # 1706 -> 2026: one_response_per_request remembers which requests each connection answered
     "permission-2-clients": 2026,
     # 6348 -> 6922: no_second_stop_reason and the tool call judges remember the stop reason and the
@@ -37,7 +41,8 @@ PINNED = {
     "restart": 452,  # 443 -> 452: the judges of a whole session
     "commands": 754,
     "import": 2876,  # 2709 -> 2876: the judges of a whole session
-    "fifo": 12736,  # 12472 -> 12736: which pending requests were cancelled
+    # 12472 -> 12736: which pending requests were cancelled; 12736 -> 14128: cancelled_only_when_cancelled
+    "fifo": 14128,
 }
 
 

@@ -127,9 +127,6 @@ CITATIONS: dict[str, tuple[str, ...]] = {
         "RFD-ERROR-ONLY-ENDING-FAILURES",
         "RFD-BACKGROUND-FAILURE-NO-STOP",
     ),
-    "cancelled_idle_only_for_cancel": (
-        "S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",
-    ),
     "state_changes_only_with_work": (
         "RFD-FAIL-CONTINUES-NO-STATE",
         "RFD-NOTICE-NO-STATE",

@@ -139,6 +139,7 @@ _ORDER = (
     "every_inserted_message_echoed",
     "cancelled_work_ends_cancelled",
     "no_replay_without_replay_from",
+    "cancelled_only_when_cancelled",
 )
 _DEFINED = {j.id: j for m in (messages, requests, ending, resume, session) for j in m.JUDGES}
 assert set(_DEFINED) == set(_ORDER), "a judge of a topic module is missing from _ORDER, or the other way"

@@ -87,6 +87,10 @@ class Judge:
     proposal: str = ""
     #: ``rules -> bool``: whether it is a rule under ``rules`` where a proposal's flag decides (None: always)
     when: Callable | None = None
+    #: a judge of a whole session whose findings need the session's history from its start (what was
+    #: cancelled before): ``trace`` does not report them on a log that did not see the session created
+    #: (another connection, outside the log, may have sent what it lacks). A model run always has it.
+    from_creation: bool = False
 
     @property
     def types(self) -> tuple:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..observed import Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
+from ..observed import CancelRequest, Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
 from ..records import compile_replace
 from ._judge import Judge, pair_value, put_pair, union_items, with_item, without_item, without_pair
 
@@ -136,27 +136,52 @@ def _tools_terminal_before_error_idle(t: _Tools, rec):
     return t, ""
 
 
-def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
-    """state: (the connection was last told of work in progress, a session/cancel came since)."""
+def _work_and_cancel(state: tuple, rec, mine: bool, requests: bool, anytime: bool):
+    """What the two cancellation judges remember: state (the connection was last told of work in progress,
+    a cancellation came since), and whether ``rec`` is an idle on this connection that ends work it was
+    told of. A cancellation is a ``session/cancel`` on any connection (a proposal's message that cancels,
+    such as a close, is read as one too), with ``requests`` also a client's ``$/cancel_request`` of its prompt
+    (the only client request a session's judges are told of being cancelled); it counts while work is in
+    progress, or with ``anytime`` since the last idle."""
     k = type(rec)
     working, cancelled = state
-    if k is SessionCancel:
-        return ((working, True) if working and not cancelled else state), ""
-    if not mine:
-        return state, ""
+    if k is SessionCancel or (requests and k is CancelRequest and rec.asker == "client"):
+        return ((working, True) if (anytime or working) and not cancelled else state), False
+    if not mine or (k is not StateUpdate and k is not Closed):
+        return state, False
     if k is Closed:
-        return (False, False), ""
-    if k is not StateUpdate:
-        return state, ""
+        return (False, False), False
     if rec.state in _WORKING:
-        return (True, cancelled), ""
+        return ((True, cancelled) if not working else state), False
     if rec.state != "idle":
-        return state, ""
+        return state, False
+    return (False, False), working
+
+
+def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
+    """state: (the connection was last told of work in progress, a session/cancel came while it was)."""
+    new, ends = _work_and_cancel(state, rec, mine, requests=False, anytime=False)
     why = ""
-    if working and cancelled and rec.stop_reason != "cancelled":  # the value its clauses name, not an omitted one
+    if ends and state[1] and rec.stop_reason != "cancelled":  # the value its clauses name, not an omitted one
         why = (f"work cancelled by session/cancel ended with stopReason {rec.stop_reason!r}" if rec.stop_reason
                else "work cancelled by session/cancel ended with no stopReason")
-    return (False, False), why
+    return new, why
+
+
+def _cancelled_only_when_cancelled(state: tuple, rec, mine: bool):
+    """state: (the connection was last told of work in progress, a cancellation reached the agent since the
+    last idle the connection was told of)."""
+    new, ends = _work_and_cancel(state, rec, mine, requests=True, anytime=True)
+    why = ""
+    if ends and not state[1] and rec.stop_reason == "cancelled":  # an idle repeated or at resume ends no work
+        why = ("work ends with stopReason cancelled, but no session/cancel, $/cancel_request of a prompt or other "
+               "cancellation came since the last idle")
+    return new, why
+
+
+def _join_cancelled(state: tuple) -> tuple:
+    """A connection joining the session: told of no work yet, but a cancellation already received counts."""
+    return (False, state[1])
 
 
 _RESUME = (ResumeRequest, ResumeResult, Closed)
@@ -186,4 +211,10 @@ JUDGES = (
           (StateUpdate, SessionCancel, Closed), None,
           ("sometimes_cancel_ends_work", "sometimes_abort_raises"), per="session", start=(False, False),
           step=_cancelled_work_ends_cancelled),
+    Judge("cancelled_only_when_cancelled", "MUST", "2.4.0",
+          "stopReason cancelled ends only work that a session/cancel, a $/cancel_request of a prompt or another "
+          "cancellation could have ended",
+          ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",), (StateUpdate, SessionCancel, CancelRequest, Closed), None,
+          ("sometimes_cancel_ends_work", "sometimes_work_ends"), per="session", start=(False, False),
+          step=_cancelled_only_when_cancelled, join=_join_cancelled, from_creation=True),
 )

@@ -49,7 +49,7 @@ __all__ = ["MonitorBase", "joined"]
 class MonitorBase:
     """What every part of the monitor shares (``Monitor`` in ``__init__.py`` composes the parts)."""
 
-    def __init__(self, rules: str | Rules = DEFAULT_RULES, partial: bool = False, validator=None):
+    def __init__(self, rules: str | Rules = DEFAULT_RULES, partial: bool = False, validator=None, whole: bool = False):
         if isinstance(rules, Rules):
             model_rules = rules
         elif rules in RULE_SETS:
@@ -66,6 +66,9 @@ class MonitorBase:
             tables = _TABLES[self.judges] = _tables(self.judges)
         self._judges_by, self._session_judges = tables
         self.partial = partial
+        #: the log holds every connection of its sessions from their creation (a model run's export), even
+        #: without their initialize or session/new: nothing outside it cancelled (``Judge.from_creation``)
+        self.whole = whole
         self.validator = validator
         self.findings: list[Finding] = []
         self.conns: dict[str, _Conn] = {}
@@ -134,10 +137,11 @@ class MonitorBase:
                     for _, joining in views:
                         joining.judged.setdefault(jid, state)
                     break
+            whole = not j.from_creation or self.whole or (self._session(sid).created and conn.started)
             for mine, view in views:
                 judged = view.judged
                 judged[jid], why = step(judged[jid], record, mine)
-                if why:
+                if why and whole:
                     self._add(line, jid, why)
 
     def _judge(self, line: int, record) -> None:
@@ -167,7 +171,6 @@ class MonitorBase:
                 self._feed(n, view.judged, record)
             self._feed_session(n, conn, sid, record)
             if type(record) is SessionCancel:  # a message that cancels as session/cancel does (a close)
-                self._session(sid).last_cancel = n
                 self._cut(n, sid)
         if m.leaves_session and "result" in msg and sid is not None:
             view = conn.views.get(_sid(sid))

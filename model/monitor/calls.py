@@ -47,7 +47,6 @@ class CallsMixin:
             if req is not None and sid is not None:
                 self._feed_session(n, conn, sid, Request("client", None, method))
         elif method == "session/cancel" and sid is not None:
-            self._session(sid).last_cancel = n
             self._feed_session(n, conn, sid, SessionCancel())
             self._cut(n, sid)
         elif method == "session/resume" and sid is not None and req is not None:
@@ -71,7 +70,8 @@ class CallsMixin:
                 target.cancel_request = n
                 self._feed(n, conn.judged, CancelRequest("client", id_key(params.get("requestId"))), "connection")
                 if target.method == "session/prompt" and target.session is not None:
-                    self._session(target.session).last_cancel = n
+                    # the session's judges read a client's $/cancel_request of its prompt (cancelled_only_when_cancelled)
+                    self._feed_session(n, conn, target.session, CancelRequest("client", id_key(params.get("requestId"))))
         elif method == "tool_call/cancel" and sid is not None:
             view = conn.views.get(_sid(sid))
             tid = params.get("toolCallId")

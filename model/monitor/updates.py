@@ -115,12 +115,6 @@ class UpdatesMixin:
                           f"the idle that ends {view.state} work has no stop reason" + ("" if stop is None else f" ({stop!r})"))
             elif stop == "error" and update.get("error") is None:
                 self._add(n, "error_idle_has_details", "an idle with stopReason error and no error object")
-            elif (stop == "cancelled" and session.created and conn.started and not view.cancel
-                  and session.last_cancel <= view.idle_line):
-                since = f"since the idle of line {view.idle_line}" if view.idle_line else "in the log"
-                self._add(n, "cancelled_only_when_cancelled",
-                          f"work ends with stopReason cancelled, but no session/cancel, $/cancel_request of a prompt or "
-                          f"other cancellation for session {_show(sid)} came {since}")
         if working:
             if view.cancel:
                 for key, line in view.cancel_perms.items():
@@ -131,6 +125,5 @@ class UpdatesMixin:
                                   "and not cancelled with $/cancel_request")
                 view.cancel, view.cancel_perms = 0, {}
         view.state = "idle"
-        view.idle_line = n
         if stop is not None:
             view.stop = stop

@@ -33,7 +33,6 @@ WHY_NOT_A_JUDGE: dict[str, str] = {
     "failure_marks_unfinished_tools_failed": "which tool calls the failure left unfinished is the agent's own "
                                              "knowledge: on the wire a call may have completed just before",
     "error_idle_only_for_failure": _CAUSE,
-    "cancelled_idle_only_for_cancel": _CAUSE,
     "state_changes_only_with_work": _CAUSE,
     "idle_ending_work_has_stop_reason": _WORK,
     "error_idle_carries_details": "whether the failure had an error object is known only inside the agent",

@@ -229,19 +229,9 @@ def error_idle_only_for_failure(pre: System, step: Step):
     return None
 
 
-@prop("step", witnesses=("sometimes_cancel_ends_work", "sometimes_work_ends"))
-def cancelled_idle_only_for_cancel(pre: System, step: Step):
-    """An idle says stopReason cancelled only when a session/cancel ended the work (or repeats that idle)."""
-    for m in idle_updates(step):
-        if m[2] != "cancelled":
-            continue
-        a = pre.agent
-        if a.work is not None and a.work.cancelling:
-            continue
-        if a.work is None and a.fg == IDLE and a.stop == "cancelled":
-            continue  # a repeated or resume snapshot
-        return f"{_what(step)} sent an idle with stopReason cancelled for work no session/cancel reached"
-    return None
+# An idle cancelled only for a cancellation: judged on what the agent received (a session/cancel, a client's
+# $/cancel_request of its prompt) and what the connection was told, not on the agent's own flag (issue 34).
+judged_property("cancelled_only_when_cancelled")
 
 
 #: The steps that may change the foreground state: work starts, blocks,

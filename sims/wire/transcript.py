@@ -223,19 +223,21 @@ def _entry(raw: str, n: int, path, decoder: json.JSONDecoder = _DECODER) -> dict
 
 
 def check_transcript(
-    entries: Iterable[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES
+    entries: Iterable[tuple[int, dict]], partial: bool = False, validator=None, rules: str = DEFAULT_RULES,
+    whole: bool = False,
 ) -> list[Finding]:
     """Every rule of ``model/monitor/`` applied to a transcript, findings by line.
-    ``entries`` may be ``read(path)``: the transcript is then never held whole."""
-    checker = monitor(rules, partial, validator)
+    ``entries`` may be ``read(path)``: the transcript is then never held whole. ``whole``: the log is a
+    model run's export, every connection of its session in it from the session's creation on."""
+    checker = monitor(rules, partial, validator, whole)
     for n, entry in entries:
         checker.feed(n, entry)
     return checker.finish()
 
 
-def monitor(rules=DEFAULT_RULES, partial: bool = False, validator=None) -> Monitor:
+def monitor(rules=DEFAULT_RULES, partial: bool = False, validator=None, whole: bool = False) -> Monitor:
     """The checker ``check_transcript`` runs, fed one entry at a time as a log grows:
     ``feed(line, entry)`` returns the findings that entry raised, ``finish()`` every finding at
     the end. ``rules``: a rule set's name or its ``Rules`` (``acp-lifecycle agent`` judges its
     client with it as it records, so that its report and ``trace`` on the record agree)."""
-    return Monitor(rules, partial, validator)
+    return Monitor(rules, partial, validator, whole)

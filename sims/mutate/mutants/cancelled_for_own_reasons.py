@@ -16,7 +16,7 @@ MUTANT = Mutant(
     "cancelled-for-own-reasons",
     "agent ends work it stops for its own reasons with stopReason cancelled",
     ("S240-STOP-CANCELLED-ONLY-WHEN-CANCELLED",),
-    "cancelled_idle_only_for_cancel",
+    "cancelled_only_when_cancelled",
     "tiny",
     patches=(wrap("agent", "end", _make),),
     source="esengine/DeepSeek-Reasonix#3509 (every turn reported cancelled)",
