@@ -14,7 +14,9 @@ worker needs the same acp-lifecycle installed (docs/performance.md).
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import sys
 from contextlib import contextmanager
 
@@ -41,9 +43,7 @@ def cluster(address: str | None, workers: int):
     """A Dask client: on a new local cluster of ``workers`` processes, or on the scheduler at ``address``."""
     distributed = require_dask()
     if address is None:
-        import multiprocessing as mp
-
-        before = set(mp.active_children())
+        before = set(_descendants())
         lc = None
         try:
             with _stderr_to_devnull():
@@ -54,7 +54,7 @@ def cluster(address: str | None, workers: int):
         except BaseException:
             # Ctrl-C or a failure: end the processes this cluster started now
             # (a graceful close takes 1.5 s and more)
-            _kill(lc, [p for p in mp.active_children() if p not in before])
+            _kill(lc, before)
             raise
         lc.close()
     else:
@@ -102,14 +102,37 @@ def _stderr_to_devnull():
         os.close(devnull)
 
 
-def _kill(lc, procs: list) -> None:
-    """End the processes a local cluster started (ours: ``cluster`` started them) now, then the cluster."""
+def _descendants() -> list[int]:
+    """The ids of every process below this one (the cluster's nannies, and the workers they spawn)."""
+    import psutil  # distributed's own dependency
+
+    try:
+        return [c.pid for c in psutil.Process().children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _kill(lc, before: set[int]) -> None:
+    """End the processes a local cluster started (every process below this one that was not there before
+    ``cluster``) now, then the cluster. The whole tree is stopped before it is killed: a nanny killed first
+    leaves a worker it was spawning to read an empty pipe and print multiprocessing's traceback."""
     import logging
+    import multiprocessing as mp
+
+    from multiprocessing import resource_tracker
 
     logging.disable(logging.CRITICAL)  # the cluster's complaints about its dying workers: we are ending it
-    for p in procs:
-        p.kill()
-    for p in procs:
+    # multiprocessing's resource tracker cleans up after the workers: it stays
+    keep = before | {getattr(resource_tracker._resource_tracker, "_pid", None)}
+    for _ in range(2):  # a second sweep for a process spawned while the first was listed
+        pids = [pid for pid in _descendants() if pid not in keep]
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                try:
+                    os.kill(pid, sig)
+                except OSError:
+                    pass
+    for p in mp.active_children():  # reaps this process's own children
         p.join(timeout=1)
     if lc is not None:
         try:
