@@ -157,8 +157,7 @@ def test_sigterm_to_a_check_on_a_local_dask_cluster_ends_the_cluster(tmp_path):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask is not installed")
-@pytest.mark.parametrize("round_", range(3))
-def test_sigterm_while_the_dask_cluster_starts_prints_no_traceback(tmp_path, round_):
+def test_sigterm_while_the_dask_cluster_starts_prints_no_traceback(tmp_path):
     # SIGTERM as soon as the first process appears below the command: a nanny or a worker in the middle of
     # being spawned (a CI run printed multiprocessing's "EOFError: Ran out of input" from one whose parent
     # was killed before it had read its start-up data)
