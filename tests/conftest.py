@@ -64,6 +64,35 @@ def await_sigint_handler(pid: int, timeout: float = 10.0) -> None:
         time.sleep(0.005)
 
 
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` now (Linux: /proc/PID/task/*/children)."""
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for task in Path(f"/proc/{p}/task").glob("*"):
+            try:
+                kids = {int(k) for k in (task / "children").read_text().split()}
+            except OSError:
+                continue
+            todo.extend(kids - found)
+            found |= kids
+    return found
+
+
+def proc_status(pid: int, field: str) -> str:
+    """The first word of ``field`` in /proc/PID/status ("" when the process or the field is gone)."""
+    try:
+        return next(ln.split()[1] for ln in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if ln.startswith(field + ":"))
+    except (OSError, StopIteration):
+        return ""
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    return proc_status(pid, "State") not in ("", "Z")
+
+
 #: ``python -c STARTED_MAIN ARGS``: the command line's ``main``, once the interpreter has started
 #: (site imported) and said so by creating the file ``$ACP_LIFECYCLE_TEST_STARTED`` (``await_started``).
 STARTED_MAIN = ("import os, sys; open(os.environ['ACP_LIFECYCLE_TEST_STARTED'], 'x').close(); "

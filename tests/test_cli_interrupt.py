@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import alive
 from conftest import await_sigint_handler
+from conftest import descendants
 
 START = "import sys; from acp_lifecycle.cli import main; sys.exit(main())"
 
@@ -85,29 +87,6 @@ def test_ctrl_c_on_a_local_dask_cluster_says_one_line():
     assert took < AT_ONCE_WALL, took
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` now (Linux: /proc/PID/task/*/children)."""
-    found, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                kids = {int(k) for k in (task / "children").read_text().split()}
-            except OSError:
-                continue
-            todo.extend(kids - found)
-            found |= kids
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def _terminate(args: list[str], workers: int, tmp_path: Path) -> tuple[int, set[int], str]:
     """Start ``args`` in a session of its own, wait until it has ``workers`` processes below it,
     SIGTERM the command alone (not its group: as a supervisor or ``kill PID`` does); its status,
@@ -119,16 +98,16 @@ def _terminate(args: list[str], workers: int, tmp_path: Path) -> tuple[int, set[
         deadline, kids = time.monotonic() + 120, set()
         while len(kids) < workers and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.2)
-            kids = _descendants(proc.pid)
+            kids = descendants(proc.pid)
         if proc.poll() is not None:
             pytest.skip("the search ended before its workers started")  # pragma: no cover - a very fast machine
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
         deadline = time.monotonic() + 10
-        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        while any(alive(k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.1)
         err.seek(0)
-        return proc.returncode, {k for k in kids if _alive(k)}, err.read().decode()
+        return proc.returncode, {k for k in kids if alive(k)}, err.read().decode()
     finally:
         if proc.poll() is None:  # pragma: no cover - only when the test fails
             os.killpg(proc.pid, signal.SIGKILL)

@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import alive
 from conftest import await_sigint_handler
+from conftest import descendants
+from conftest import proc_status
 
 from acp_lifecycle.sims.cli import main
 from acp_lifecycle.sims.configs import SUITES, get_suite
@@ -121,40 +124,13 @@ def test_a_part_that_cannot_go_to_a_worker_runs_here(pools):
 # Ctrl-C and SIGTERM: the command and its pool end
 
 
-def _descendants(pid: int) -> set[int]:
-    """Every process below ``pid`` now (Linux: /proc/PID/task/*/children)."""
-    found, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        for task in Path(f"/proc/{p}/task").glob("*"):
-            try:
-                kids = {int(k) for k in (task / "children").read_text().split()}
-            except OSError:
-                continue
-            todo.extend(kids - found)
-            found |= kids
-    return found
-
-
-def _status(pid: int, field: str) -> str:
-    try:
-        return next(ln.split()[1] for ln in Path(f"/proc/{pid}/status").read_text().splitlines()
-                    if ln.startswith(field + ":"))
-    except (OSError, StopIteration):
-        return ""
-
-
-def _alive(pid: int) -> bool:
-    return _status(pid, "State") not in ("", "Z")
-
-
 def _workers_ready(pid: int, workers: int) -> set[int]:
     """The pool's processes once ``workers`` of them run with Ctrl-C left to the coordinator (SIGINT
     ignored: their initializer has run), waited for from their state, not for a time."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        kids = _descendants(pid)
-        ready = {k for k in kids if int(_status(k, "SigIgn") or "0", 16) & (1 << (signal.SIGINT - 1))}
+        kids = descendants(pid)
+        ready = {k for k in kids if int(proc_status(k, "SigIgn") or "0", 16) & (1 << (signal.SIGINT - 1))}
         if len(ready) >= workers:
             return kids
         time.sleep(0.05)
@@ -187,9 +163,9 @@ def test_ctrl_c_or_sigterm_ends_the_command_and_its_pool(args, how, tmp_path):
             proc.send_signal(signal.SIGTERM)  # the command alone, as a supervisor does
         proc.wait(timeout=60)
         deadline = time.monotonic() + 30
-        while any(_alive(k) for k in kids) and time.monotonic() < deadline:
+        while any(alive(k) for k in kids) and time.monotonic() < deadline:
             time.sleep(0.05)
-        left = {k for k in kids if _alive(k)}
+        left = {k for k in kids if alive(k)}
         err.seek(0)
         lines = [ln for ln in err.read().decode().splitlines() if ln.strip()]
         want = (130, "interrupted") if how == "ctrl-c" else (143, "terminated")
@@ -199,6 +175,6 @@ def test_ctrl_c_or_sigterm_ends_the_command_and_its_pool(args, how, tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         for k in kids:
-            if _alive(k):  # pragma: no cover - only when the test fails
+            if alive(k):  # pragma: no cover - only when the test fails
                 os.kill(k, signal.SIGKILL)
         err.close()

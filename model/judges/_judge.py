@@ -261,10 +261,7 @@ def with_item(state, item):
         return state
     if len(state) >= SMALL:
         return Items(state + (item,))
-    try:
-        return tuple(sorted(state + (item,)))
-    except TypeError:  # ids of different JSON types in one transcript
-        return tuple(sorted(state + (item,), key=repr))
+    return sorted_tuple(state + (item,))  # ids of different JSON types in one transcript sort by their text
 
 
 def without_item(state, item):
@@ -272,8 +269,7 @@ def without_item(state, item):
     if state.__class__ is Items:
         if item not in state:
             return state
-        out = state.discard(item)
-        return out.sorted() if len(out) <= SMALL else out
+        return _small_again(state.discard(item))
     return tuple(x for x in state if x != item) if item in state else state
 
 
@@ -318,9 +314,14 @@ def without_pair(pairs, key):
     if pairs.__class__ is Pairs:
         if key not in pairs:
             return pairs
-        out = pairs.discard(key)
-        return out.sorted() if len(out) <= SMALL else out
+        return _small_again(pairs.discard(key))
     return tuple(p for p in pairs if p[0] != key)
+
+
+def _small_again(out):
+    """An ``Items`` or ``Pairs`` that shrank to ``SMALL`` items is the sorted tuple again (the form depends on
+    the size alone, so equal content is an equal value)."""
+    return out.sorted() if len(out) <= SMALL else out
 
 
 def sorted_tuple(items: tuple) -> tuple:
