@@ -12,7 +12,7 @@ The import package has two parts, kept in the repository's top-level folders
 import os as _os
 import sys as _sys
 
-__all__ = ["__version__", "model_path"]
+__all__ = ["__version__", "docstring", "model_path"]
 
 #: set to anything but "" or "0": the model's modules run interpreted even where they were compiled
 PURE_ENV = "ACP_LIFECYCLE_PURE"
@@ -80,6 +80,18 @@ def _choose() -> str:
 
 #: "compiled" (the modules setup.py lists, compiled by mypyc) or "interpreted (why)"
 model_path = _choose()
+
+
+def docstring(fn) -> str:
+    """``fn``'s docstring ("" when it has none), also where mypyc compiled it: a compiled function carries
+    none, so the build keeps its source's (``setup.py``: ``build_info.DOCS``, from the very source it
+    compiled, which ``_choose`` checked)."""
+    doc = getattr(fn, "__doc__", None)
+    if doc is None and model_path == "compiled":
+        from . import build_info
+
+        doc = build_info.DOCS.get(getattr(fn, "__module__", ""), {}).get(getattr(fn, "__qualname__", ""))
+    return doc or ""
 
 
 def __getattr__(name: str):

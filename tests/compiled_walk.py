@@ -15,10 +15,14 @@ import sys
 
 def walk(cfg, rules) -> dict:
     """Every state reachable under ``rules`` (one representative a class, as the search stores them),
-    each with its steps: action, emitted messages, the judges' findings, the wire messages, the target."""
+    each with its steps: action, emitted messages, the judges' findings, the wire messages, the target,
+    and what every property of the rule set says of the state and of the step (compiled too)."""
     from acp_lifecycle.model import Lifecycle
 
     model = Lifecycle(cfg, rules)
+    props = [p for p in model.every_property() if model.expectation(p)]
+    on_state = [p for p in props if p.kind in ("always", "eventually")]
+    on_step = [p for p in props if p.kind in ("step", "sometimes")]
     canon = model.canonicalizer() or (lambda s: s)
     (s0,) = model.init_states()
     seen, queue, h, steps = {canon(s0)}, [s0], hashlib.sha256(), 0
@@ -28,7 +32,8 @@ def walk(cfg, rules) -> dict:
             for step in model.next_steps(s):
                 steps += 1
                 rep = canon(step.state)
-                line = (step.action, step.emitted, step.found, model.step_messages(s, step), step.state, rep)
+                said = ([str(p.check(s)) for p in on_state], [str(p.check(s, step)) for p in on_step])
+                line = (step.action, step.emitted, step.found, model.step_messages(s, step), step.state, rep, said)
                 h.update(repr(line).encode())
                 if rep not in seen:
                     seen.add(rep)
@@ -43,6 +48,10 @@ def main(argv: list[str]) -> int:
     from acp_lifecycle.sims.configs import get_suite
 
     print(json.dumps({"model_path": acp_lifecycle.model_path}), flush=True)
+    from acp_lifecycle.model import PROPERTIES
+
+    # the properties' table: a compiled property's summary comes from the build (``acp_lifecycle.docstring``)
+    print(json.dumps({"properties": [[p.id, p.kind, p.summary] for p in PROPERTIES]}), flush=True)
     for arg in argv:
         if arg.startswith("bug:"):
             bug = BUGS[arg[4:]]

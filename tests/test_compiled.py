@@ -37,7 +37,8 @@ def _compiled() -> str:
 def test_the_interpreted_path_runs_the_py_files_and_walks_a_member():
     got = _run(["tiny"], pure=True)
     assert got[0]["model_path"] == "interpreted (ACP_LIFECYCLE_PURE set)"
-    assert got[1]["member"] == "tiny" and got[1]["states"] > 10
+    assert got[1]["properties"] and all(summary for _, _, summary in got[1]["properties"])
+    assert got[2]["member"] == "tiny" and got[2]["states"] > 10
     files = _run([], pure=True, code=(
         "import importlib, json\n"
         "names = ('model.system', 'model.agent', 'model.symmetry', 'model.judges.observe', 'sims.search.expand')\n"
@@ -67,6 +68,6 @@ def test_compiled_and_interpreted_walk_the_same_states_steps_messages_and_findin
     compiled, interpreted = _run(args, pure=False), _run(args, pure=True)
     assert compiled[0]["model_path"] == "compiled"
     assert interpreted[0]["model_path"].startswith("interpreted")
-    assert len(compiled) == len(interpreted) > len(args)  # a line a member, default has several
+    assert len(compiled) == len(interpreted) > len(args) + 1  # a line a member, default has several
     for a, b in zip(compiled[1:], interpreted[1:]):
         assert a == b

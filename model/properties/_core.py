@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ... import docstring
 from ..clauses import CITATIONS, lookup
 from ..judges import JUDGES, STATEFUL, restate
 from ..system import IDLE, Step, System
@@ -108,7 +109,7 @@ def prop(
     """
 
     def register(fn: Callable) -> Callable:
-        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        doc = docstring(fn).strip().splitlines()[0]
         PROPERTIES.append(
             Property(fn.__name__, kind, expect, doc, fn, witnesses, level,
                      applies=APPLIES.get(fn.__name__, always_applies), spec=spec, expect_240=expect_240)

@@ -41,8 +41,12 @@ def _unread_attribute(self, name: str):
     raise Unread
 
 
-class _Opaque:
-    """Something the key does not show: every use of it raises ``Unread``."""
+class _Opaque(tuple):
+    """Something the key does not show: every use of it raises ``Unread``.
+
+    An empty tuple underneath: a compiled property (setup.py) checks that a record it is given is a
+    tuple and reads a record's field by its index, which on this fails with an ``IndexError`` (an
+    exception: the property is not decided by the key, as with ``Unread``)."""
 
     __slots__ = ()
     __getattr__ = _unread_attribute
@@ -58,28 +62,31 @@ _OPAQUE = _Opaque()
 
 
 class _Head(_Opaque):
-    """An action or a message of which only the first item (its name, its kind) is shown."""
+    """An action or a message of which only the first item (its name, its kind) is shown: the tuple
+    ``(name,)`` underneath, so compiled code reading its item 0 reads the name and any other fails."""
 
-    __slots__ = ("_head",)
+    __slots__ = ()
 
-    def __init__(self, head: str):
-        object.__setattr__(self, "_head", head)
+    def __new__(cls, head: str):
+        return tuple.__new__(cls, (head,))
 
     def __getitem__(self, i):
         if type(i) is int and i == 0:
-            return self._head
+            return tuple.__getitem__(self, 0)
         raise Unread
 
 
-class _StepView(_Opaque):
-    """A step as its key shows it: ``action[0]`` and each sent message's ``[0]``."""
+class _StepView(Step, _Opaque):
+    """A step as its key shows it: ``action[0]`` and each sent message's ``[0]``; every other field
+    is opaque (a ``Step`` underneath, so that a compiled property takes it and reads its fields)."""
 
-    __slots__ = ("action", "emitted")
+    __slots__ = ()
 
-    def __init__(self, key):
-        name, kinds = (key, ()) if type(key) is str else (key[0], key[1:])
-        object.__setattr__(self, "action", _Head(name))
-        object.__setattr__(self, "emitted", tuple((_OPAQUE, _Head(k)) for k in kinds))
+
+def _step_view(key) -> _StepView:
+    name, kinds = (key, ()) if type(key) is str else (key[0], key[1:])
+    shown = {"action": _Head(name), "emitted": tuple((_OPAQUE, _Head(k)) for k in kinds)}
+    return tuple.__new__(_StepView, tuple(shown.get(f, _OPAQUE) for f in Step._fields))
 
 
 def key_of(step: Step):
@@ -92,7 +99,7 @@ def key_of(step: Step):
 def _decided(check, key) -> tuple[bool, object]:
     """(True, verdict) where ``check`` comes to a verdict reading the key alone; (False, None) if not."""
     try:
-        return True, check(_OPAQUE, _StepView(key))
+        return True, check(_OPAQUE, _step_view(key))
     except Unread:
         return False, None
     except Exception:  # an operation the view does not carry (say, a comparison it cannot order)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ... import docstring
 from ..system import IDLE, Step, System
 from ._core import (APPLIES, PROPERTIES, Property, always_applies, delivers, echoes, has_received, idle_updates,
                     request_of, stops_work, was_processed)
@@ -18,7 +19,7 @@ __all__: list[str] = []
 
 def _sometimes(lenient_240: bool = False):
     def register(fn: Callable) -> Callable:
-        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        doc = docstring(fn).strip().splitlines()[0]
         PROPERTIES.append(Property(fn.__name__, "sometimes", "reachable", doc, fn,
                                    applies=APPLIES.get(fn.__name__, always_applies), lenient_240=lenient_240))
         return fn
@@ -26,7 +27,12 @@ def _sometimes(lenient_240: bool = False):
     return register
 
 
-def _sent(step: Step, kind: str, pred=lambda m: True) -> bool:
+def _every(m) -> bool:
+    return True
+
+
+def _sent(step: Step, kind: str, pred=_every) -> bool:
+    # (a module-level default: mypyc cannot compile a lambda as a default)
     return any(m[0] == kind and pred(m) for _, m in step.emitted)
 
 
