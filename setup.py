@@ -44,6 +44,7 @@ COMPILED = (
     "model/properties/_core.py",
     "model/properties/rules.py",
     "model/properties/witnesses.py",
+    "model/properties/keys.py",
     "sims/search/expand.py",
 )
 #: the import package's folders in the checkout (pyproject.toml's package-dir)

@@ -23,6 +23,7 @@ names the model's vocabulary (``Lifecycle.vocab``: states, error codes, action k
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from types import SimpleNamespace
 from typing import Callable
 
@@ -146,6 +147,11 @@ class Lifecycle:
     def renumbers(self, s: System) -> bool:
         """Whether the representative of ``s`` renames its message IDs."""
         return renumbers(s, self.rules)
+
+    def guards(self) -> tuple[Callable, Callable]:
+        """``(check_fresh_ids, renumbers)`` bound to these rules, as calls the search's inner loop makes
+        at every step without a method of this class in between (compiled where the model is)."""
+        return partial(check_fresh_ids, rules=self.rules), partial(renumbers, rules=self.rules)
 
     def check_fresh_ids(self, pre: System, step: Step) -> str:
         """Why ``step`` breaks the fresh-ID assumption ID renaming rests on ("" when it does not)."""

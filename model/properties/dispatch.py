@@ -22,6 +22,7 @@ their identity or type (``is``, ``isinstance``), which no view can.
 from __future__ import annotations
 
 from ..state import Step
+from .keys import key_of
 
 __all__ = ["Dispatch", "key_of", "may_fire", "Unread"]
 
@@ -89,13 +90,6 @@ def _step_view(key) -> _StepView:
     return tuple.__new__(_StepView, tuple(shown.get(f, _OPAQUE) for f in Step._fields))
 
 
-def key_of(step: Step):
-    """The action's name and the kinds of the messages the step sent, in order; the name alone
-    (a string: cheaper to hash, a step at a time) for a step that sends nothing."""
-    em = step.emitted
-    return step.action[0] if not em else (step.action[0], *[m[0] for _, m in em])
-
-
 def _decided(check, key) -> tuple[bool, object]:
     """(True, verdict) where ``check`` comes to a verdict reading the key alone; (False, None) if not."""
     try:
@@ -130,24 +124,29 @@ class Dispatch:
     """The step and sometimes properties to run on a step, in the order given, by key (cached),
     the judged ones from the step's findings; ``settle`` drops properties whose verdict is known."""
 
+    #: a step's key (``keys.py``, compiled with the model)
+    key_of = staticmethod(key_of)
+
     def __init__(self, props):
         self.props = [p for p in props if p.kind in ("step", "sometimes")]
         self._order = {p.id: k for k, p in enumerate(self.props)}
         self.settled: set[str] = set()
         self._judged = {p.id: p for p in self.props if p.judged}
-        self._by_key: dict = {}
+        #: the properties to run on a step with no findings, by its key (``key_of``), as found so far:
+        #: the search's inner loop reads it first (``sims/search/expand.py``), and asks ``for_step`` on a miss
+        self.by_key: dict = {}
 
     def settle(self, pids) -> None:
         new = set(pids) - self.settled
         if new:
             self.settled |= new
-            self._by_key.clear()
+            self.by_key.clear()
 
     def for_step(self, step: Step) -> tuple:
         key = key_of(step)
-        ps = self._by_key.get(key)
+        ps = self.by_key.get(key)
         if ps is None:
-            ps = self._by_key[key] = tuple(
+            ps = self.by_key[key] = tuple(
                 p for p in self.props
                 if not p.judged and p.id not in self.settled and _may(p, key)
             )

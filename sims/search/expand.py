@@ -21,7 +21,13 @@ def expand_states(shard, states, claims: list, found_type) -> int:
     canon, fpf = shard.canon, FINGERPRINTS[shard.fpname]
     found = shard.found
     graph, eventually = shard.graph, checks.eventually
-    guard = shard._guard if shard.fresh else None
+    # the symmetry guard (``Shard._guard``), its common case here: the fresh-ID check, and whether the
+    # step's target is a renamed state not yet checked to commute (then ``_guard`` decides, raising)
+    guard, fresh, renumbers, commutes = None, None, None, shard._commutes
+    if shard.fresh:
+        guard = shard._guard
+        fresh, renumbers = shard.model.guards()
+    by_key, key_of, for_step = checks.dispatch.by_key, checks.dispatch.key_of, checks.for_step
     count = shard.count
     new, cands = shard._new, shard._cand_fps
     d = shard.depth
@@ -33,13 +39,7 @@ def expand_states(shard, states, claims: list, found_type) -> int:
     cached: dict[int, tuple] = {}  # the ample steps' representatives and fingerprints, by id(step)
     for s, f in states:
         if checks.always:
-            hit = False
-            for p in checks.always:
-                if p.check(s):
-                    found[p.id] = Found(p.id, d, f)
-                    hit = True
-            if hit:
-                checks.settle(found)
+            _check(checks, checks.always, found, Found, d, f, s, None)
         if graph:
             mask = 0
             for k, p in enumerate(eventually):
@@ -55,15 +55,11 @@ def expand_states(shard, states, claims: list, found_type) -> int:
             succ = por.ample(s, succ, lambda steps: shard._deeper(f, steps, cached))
         transitions += len(succ)
         for step in succ:
-            ps = checks.for_step(step)
+            ps = None if step.found else by_key.get(key_of(step))
+            if ps is None:
+                ps = for_step(step)
             if ps:
-                hit = False
-                for p in ps:
-                    if p.check(s, step):
-                        found[p.id] = Found(p.id, d + 1, f, step.action)
-                        hit = True
-                if hit:
-                    checks.settle(found)
+                _check(checks, ps, found, Found, d + 1, f, s, step)
             # the representative goes on: its successors mostly stay
             # representatives, which canon then returns as they are
             got = cached.get(id(step)) if por is not None else None
@@ -72,8 +68,10 @@ def expand_states(shard, states, claims: list, found_type) -> int:
                 g = fpf(post)
             else:
                 post, g = got
-            if guard is not None:
-                guard(s, step, post)
+            if fresh is not None:
+                concrete = step.state
+                if fresh(s, step) or (post is not concrete and concrete not in commutes and renumbers(concrete)):
+                    guard(s, step, post)
             if graph:
                 dsts.add(g)
             if g in pend or g in new or g in cands:
@@ -87,3 +85,15 @@ def expand_states(shard, states, claims: list, found_type) -> int:
             pend = {}
     shard._flush(pend, claims)
     return transitions
+
+
+def _check(checks, ps, found: dict, found_type, length: int, f: int, s, step) -> None:
+    """Check the properties ``ps`` on state ``s`` (``step`` None: an always property) or on ``step``
+    from ``s``; record what they find (``found``) and drop the properties now settled."""
+    hit = False
+    for p in ps:
+        if (p.check(s) if step is None else p.check(s, step)):
+            found[p.id] = found_type(p.id, length, f, None if step is None else step.action)
+            hit = True
+    if hit:
+        checks.settle(found)
