@@ -28,9 +28,9 @@ from setuptools.command.build_ext import build_ext
 #: the modules compiled (the search's hot path: the successor function, the agent's and the clients'
 #: steps, the judges' dispatch, the canonical form, the properties; the search's expand loop), as files of
 #: the checkout.
-#: Not the judges that keep a memory (ending, requests, resume, session): their records annotate a
-#: memory ``tuple`` that becomes an ``Items`` or ``Pairs`` past ``SMALL`` items (model/judges/_judge.py),
-#: which a compiled module refuses at run time (TypeError on a long log: tests/test_modeltrace_dead.py).
+#: The judges that keep a memory (ending, requests, resume, session) annotate it ``Memory`` (a tuple, or
+#: an ``Items`` or ``Pairs`` past ``SMALL`` items: model/judges/_judge.py), which compiled code checks at
+#: run time (annotated ``tuple`` it refused a long log: tests/test_modeltrace_dead.py).
 COMPILED = (
     "model/state.py",
     "model/records.py",
@@ -41,6 +41,10 @@ COMPILED = (
     "model/judges/messages.py",
     "model/judges/observe.py",
     "model/judges/records.py",
+    "model/judges/ending.py",
+    "model/judges/requests.py",
+    "model/judges/resume.py",
+    "model/judges/session.py",
     "model/properties/_core.py",
     "model/properties/rules.py",
     "model/properties/witnesses.py",

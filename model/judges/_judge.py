@@ -13,11 +13,11 @@ and an ``Items`` is the sorted tuple it stands for in everything else the state 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Union
 
 import immutables
 
-__all__ = ["SMALL", "Cite", "Items", "Judge", "Pairs", "clause_of", "pair_value", "put_pair", "rename_items", "restate",
+__all__ = ["SMALL", "Cite", "Items", "Judge", "Memory", "Pairs", "clause_of", "pair_value", "put_pair", "rename_items", "restate",
            "sorted_tuple", "union_items", "with_item", "without_item", "without_pair"]
 
 
@@ -246,6 +246,10 @@ class Pairs(_Sorted):
         """The map without ``key`` (itself when it has not)."""
         return Pairs._of(self._map.delete(key)) if key in self._map else self
 
+
+#: a judge's memory as its records annotate it: a sorted tuple up to ``SMALL`` items, an ``Items`` or
+#: ``Pairs`` past them (the annotation a compiled judge checks at run time: setup.py)
+Memory = Union[tuple, Items, Pairs]
 
 _ABSENT = object()
 

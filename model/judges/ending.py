@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..observed import CancelRequest, Closed, ResumeRequest, ResumeResult, SessionCancel, StateUpdate, ToolUpdate
 from ..records import compile_replace
-from ._judge import Judge, pair_value, put_pair, union_items, with_item, without_item, without_pair
+from ._judge import Memory, Judge, pair_value, put_pair, union_items, with_item, without_item, without_pair
 
 __all__ = ['JUDGES']
 
@@ -39,14 +39,14 @@ class _Tools(NamedTuple):
     """What one view (a session on a connection) was told of tool calls and foreground work."""
 
     active: bool = False  # the state last reported is running or requires_action
-    working: tuple = ()  # ((tool id, status), ...) of the work in progress (``put_pair``)
-    ended: tuple = ()  # tool ids of work an idle has ended (``with_item``: grows with the view)
-    status: tuple = ()  # ((tool id, status), ...) every tool call the view was told of (``put_pair``)
-    background: tuple = ()  # tool ids the last state update listed as background
+    working: Memory = ()  # ((tool id, status), ...) of the work in progress (``put_pair``)
+    ended: Memory = ()  # tool ids of work an idle has ended (``with_item``: grows with the view)
+    status: Memory = ()  # ((tool id, status), ...) every tool call the view was told of (``put_pair``)
+    background: Memory = ()  # tool ids the last state update listed as background
     history: bool = False  # inside a resume with replay, before its snapshot: updates are history
     #: the tool ids whose status in ``status`` is final (read off ``status``: it adds nothing to the state), the
     #: ones the next idle of foreground work forgets without walking every tool call the view was told of
-    finals: tuple = ()
+    finals: Memory = ()
 
 
 compile_replace(_Tools)
@@ -136,7 +136,7 @@ def _tools_terminal_before_error_idle(t: _Tools, rec):
     return t, ""
 
 
-def _work_and_cancel(state: tuple, rec, mine: bool, requests: bool, anytime: bool):
+def _work_and_cancel(state: Memory, rec, mine: bool, requests: bool, anytime: bool):
     """What the two cancellation judges remember: state (the connection was last told of work in progress,
     a cancellation came since), and whether ``rec`` is an idle on this connection that ends work it was
     told of. A cancellation is a ``session/cancel`` on any connection (a proposal's message that cancels,
@@ -158,7 +158,7 @@ def _work_and_cancel(state: tuple, rec, mine: bool, requests: bool, anytime: boo
     return (False, False), working
 
 
-def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
+def _cancelled_work_ends_cancelled(state: Memory, rec, mine: bool):
     """state: (the connection was last told of work in progress, a session/cancel came while it was)."""
     new, ends = _work_and_cancel(state, rec, mine, requests=False, anytime=False)
     why = ""
@@ -168,7 +168,7 @@ def _cancelled_work_ends_cancelled(state: tuple, rec, mine: bool):
     return new, why
 
 
-def _cancelled_only_when_cancelled(state: tuple, rec, mine: bool):
+def _cancelled_only_when_cancelled(state: Memory, rec, mine: bool):
     """state: (the connection was last told of work in progress, a cancellation reached the agent since the
     last idle the connection was told of)."""
     new, ends = _work_and_cancel(state, rec, mine, requests=True, anytime=True)
@@ -179,7 +179,7 @@ def _cancelled_only_when_cancelled(state: tuple, rec, mine: bool):
     return new, why
 
 
-def _join_cancelled(state: tuple) -> tuple:
+def _join_cancelled(state: Memory) -> Memory:
     """A connection joining the session: told of no work yet, but a cancellation already received counts."""
     return (False, state[1])
 

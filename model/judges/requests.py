@@ -4,7 +4,7 @@ request still answered (``per="connection"``: JSON-RPC ids are per connection)."
 from __future__ import annotations
 
 from ..observed import CancelRequest, Closed, PromptError, PromptResult, Request, ResumeResult, Response
-from ._judge import Cite, Judge, with_item, without_item
+from ._judge import Memory, Cite, Judge, with_item, without_item
 
 __all__ = ['JUDGES']
 
@@ -18,7 +18,7 @@ def _answered(rec):
     return None
 
 
-def _one_response_per_request(state: tuple, rec):
+def _one_response_per_request(state: Memory, rec):
     """state: the requests answered on the connection, (asker, rid) (``with_item``: the set grows with the
     connection). A second response breaks JSON-RPC's one reply to a call (quoted); 2.4.0 says it again of a
     $/cancel_request for an answered request (cited: to tell that case apart the judge would remember every late
@@ -37,7 +37,7 @@ def _one_response_per_request(state: tuple, rec):
     return with_item(state, key), ""
 
 
-def _pending_requests(state: tuple, rec):
+def _pending_requests(state: Memory, rec):
     """state: the requests of the connection not answered yet, ((asker, rid, method, cancelled), ...) sorted."""
     t = type(rec)
     if t is Closed:
@@ -52,7 +52,7 @@ def _pending_requests(state: tuple, rec):
     return state, ""
 
 
-def _owes_prompts(state: tuple) -> list:
+def _owes_prompts(state: Memory) -> list:
     """Every session/prompt is answered, whatever cancellation it got: JSON-RPC and the RFD ("the agent will
     respond once the prompt has been accepted") owe it under both rule sets (one cancelled with $/cancel_request
     quotes JSON-RPC's reply to every call, as it may not have been inserted); 2.4.0 says it again of a request
@@ -62,7 +62,7 @@ def _owes_prompts(state: tuple) -> list:
             if a == "client" and m == "session/prompt"]
 
 
-def _owes_cancelled(state: tuple) -> list:
+def _owes_cancelled(state: Memory) -> list:
     return [((a, r), f"the {a}'s {m} {r}, cancelled with $/cancel_request, is never answered") for a, r, m, c in state
             if c]
 

@@ -9,16 +9,16 @@ from typing import NamedTuple
 from ..observed import (Closed, Left, PromptError, PromptResult, Request, ResumeRequest, ResumeResult, UserChunk,
                         UserMessage)
 from ..records import compile_replace
-from ._judge import Judge, rename_items, with_item, without_item
+from ._judge import Memory, Judge, rename_items, with_item, without_item
 
 __all__ = ['JUDGES']
 
 class _Ids(NamedTuple):
     """What one connection knows of a session's message IDs."""
 
-    returned: tuple = ()  # every messageId a session/prompt success carried, on any connection
-    replayed: tuple = ()  # IDs a resume replayed on this connection (messages inserted before it)
-    here: tuple = ()  # ((request id, messageId), ...) of the successes on this connection
+    returned: Memory = ()  # every messageId a session/prompt success carried, on any connection
+    replayed: Memory = ()  # IDs a resume replayed on this connection (messages inserted before it)
+    here: Memory = ()  # ((request id, messageId), ...) of the successes on this connection
     pending: int = 0  # this connection's session/prompt requests not answered yet
 
 
@@ -69,8 +69,8 @@ class _Echo(NamedTuple):
     """What one connection is owed of a session's user messages."""
 
     attached: bool = True  # the connection is in the session (a new session's clients are)
-    owed: tuple = ()  # IDs of messages inserted while attached and not reported here yet
-    known: tuple = ()  # IDs reported here or owed here already
+    owed: Memory = ()  # IDs of messages inserted while attached and not reported here yet
+    known: Memory = ()  # IDs reported here or owed here already
     pending: int = 0  # prompts of the other connections not answered yet
     #: at most this many of them were sent before this connection attached (-1: unknown, for a
     #: connection that joined the session later and did not see what the others sent before)
