@@ -247,6 +247,13 @@ def main() -> int:
         if "symmetry" in tot and "parallel" in tot:
             a, b = tot["symmetry"], tot["parallel"]
             print(f"{suite:8} parallel ({args.workers} workers): {a[1] / b[1]:.2f}x faster (wall)")
+        if args.baseline:
+            for mode in modes:
+                a, b = tot[mode], tot[runners[-1][0] + mode]
+                if a[3] and b[3] and b[0]:
+                    # states per CPU-second: the two may count states differently (a rule added since)
+                    print(f"{suite:8} {mode}: {a[0] / a[3]:,.0f} states a CPU-second, {b[0] / b[3]:,.0f} at "
+                          f"{runners[-1][0].rstrip(':')}: {a[0] / a[3] / (b[0] / b[3]):.2f}x")
         print(f"{suite:8} `acp-lifecycle check --config {suite}`: {walls[suite]:.2f} s wall, start-up included "
               "(best of 3)")
     return 0
