@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["compile_replace"]
+__all__ = ["compile_replace", "replace_fields"]
 
 _UNSET = object()
 
@@ -21,3 +21,27 @@ def compile_replace(cls) -> None:
     env = {"_UNSET": _UNSET, "_new": tuple.__new__, "_cls": cls}
     exec(src, env)  # noqa: S102 - generated from the field names above
     cls._replace = env["_replace"]
+
+
+#: the records' fields by name: record class -> {field: index}
+_INDEX: dict = {}
+
+
+def replace_fields(record, names: tuple, values: tuple):
+    """``record._replace(**dict(zip(names, values)))``: what a compiled module calls instead (setup.py,
+    ``rewrite``), compiled itself, so that no interpreted frame makes the record. Anything but a
+    record with those fields goes to its own ``_replace``, with its errors."""
+    cls = type(record)
+    index = _INDEX.get(cls)
+    if index is None:
+        fields = getattr(cls, "_fields", None)
+        if type(fields) is not tuple or not isinstance(record, tuple):
+            return record._replace(**dict(zip(names, values)))
+        index = _INDEX[cls] = {f: i for i, f in enumerate(fields)}
+    out = list(record)
+    for k in range(len(names)):
+        i = index.get(names[k], -1)
+        if i < 0:
+            return record._replace(**dict(zip(names, values)))
+        out[i] = values[k]
+    return tuple.__new__(cls, out)

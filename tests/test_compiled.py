@@ -71,3 +71,47 @@ def test_compiled_and_interpreted_walk_the_same_states_steps_messages_and_findin
     assert len(compiled) == len(interpreted) > len(args) + 1  # a line a member, default has several
     for a, b in zip(compiled[1:], interpreted[1:]):
         assert a == b
+
+
+def _setup_module():
+    """setup.py's definitions, without running ``setup()``."""
+    import types
+
+    path = Path(__file__).resolve().parent.parent / "setup.py"
+    mod = types.ModuleType("acp_setup")
+    mod.__file__ = str(path)
+    exec(compile(path.read_text().split("\nif _tried():")[0], str(path), "exec"), mod.__dict__)
+    return mod
+
+
+def test_the_build_rewrites_every_replace_call_of_a_compiled_module_and_keeps_every_statement_on_its_line():
+    import ast
+
+    setup = _setup_module()
+    rewritten = 0
+    for path in setup.COMPILED:
+        orig = (Path(setup.HERE) / path).read_text()
+        new = setup.rewrite(path)
+        before, after = ast.parse(orig), ast.parse(new)
+        assert not [n for n in ast.walk(after) if setup._is_replace(n)], path
+        # every statement starts where it does in the checkout (the import joins the __future__ line)
+        lines = [sorted({n.lineno for n in ast.walk(t) if isinstance(n, ast.stmt)}) for t in (before, after)]
+        assert lines[0] == lines[1], path
+        assert new.count("\n") == orig.count("\n"), path
+        rewritten += new.count(setup.REPLACE + "(")
+    assert rewritten > 150  # agent, clients, system, symmetry, the judges' records
+
+
+def test_replace_fields_is_replace():
+    from acp_lifecycle.model.records import replace_fields
+    from acp_lifecycle.model.state import Step, Used
+
+    u = Used(failures=1)
+    assert replace_fields(u, ("cancels", "losses"), (2, 3)) == u._replace(cancels=2, losses=3)
+    assert type(replace_fields(u, ("cancels",), (2,))) is Used
+    step = Step(("A",), None, ())
+    assert replace_fields(step, ("found",), ((1,),)) == step._replace(found=(1,))
+    with pytest.raises(TypeError):
+        replace_fields(u, ("bogus",), (1,))
+    with pytest.raises(TypeError):
+        u._replace(bogus=1)
