@@ -66,8 +66,13 @@ def record_of_client(msg: tuple):
     return None
 
 
+_ABSENT = object()
 _CLOSED = Closed()
 _CANCEL = SessionCancel()
+#: ``record_of_model`` of the messages met so far (a record is a value: a search makes the same few
+#: hundred messages again and again, and a record made by its class's interpreted ``__new__`` costs more
+#: than looking it up)
+_MODEL_RECORDS: dict = {}
 
 
 def events_of_step(pre, step, records=None, sent: dict | None = None) -> list:
@@ -95,7 +100,11 @@ def events_of_step(pre, step, records=None, sent: dict | None = None) -> list:
             word = sent.get(msg[0])
             if word is not None:
                 out.append((c, Sent(word)))
-        rec = record_of_model(msg)
+        rec = _MODEL_RECORDS.get(msg, _ABSENT)
+        if rec is _ABSENT:
+            if len(_MODEL_RECORDS) >= 100_000:
+                _MODEL_RECORDS.clear()
+            rec = _MODEL_RECORDS[msg] = record_of_model(msg)
         if rec is not None:
             out.append((c, rec))
         elif records is not None:
@@ -130,5 +139,3 @@ def record_of_json(kind: str, body, rid=None):
         return PromptResult(rid, mid)
     raise ValueError(f"no record for {kind!r}")
 
-
-_ABSENT = object()
