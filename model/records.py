@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 __all__ = ["compile_replace", "replace_fields"]
 
 _UNSET = object()
@@ -24,24 +26,30 @@ def compile_replace(cls) -> None:
 
 
 #: the records' fields by name: record class -> {field: index}
-_INDEX: dict = {}
+_INDEX: dict[type, dict[str, int]] = {}
+#: ``tuple.__new__``, looked up once (compiled, a call of ``tuple.__new__`` looks the method up each time)
+_TUPLE_NEW: Final = tuple.__new__
 
 
-def replace_fields(record, names: tuple, values: tuple):
+def replace_fields(record: object, names: tuple[str, ...], values: tuple) -> object:
     """``record._replace(**dict(zip(names, values)))``: what a compiled module calls instead (setup.py,
     ``rewrite``), compiled itself, so that no interpreted frame makes the record. Anything but a
-    record with those fields goes to its own ``_replace``, with its errors."""
+    record with those fields goes to its own ``_replace``, with its errors. (Annotated for mypyc:
+    typed, the lookups and the list are C calls.)"""
     cls = type(record)
     index = _INDEX.get(cls)
     if index is None:
         fields = getattr(cls, "_fields", None)
         if type(fields) is not tuple or not isinstance(record, tuple):
-            return record._replace(**dict(zip(names, values)))
+            return record._replace(**dict(zip(names, values)))  # type: ignore[attr-defined]
         index = _INDEX[cls] = {f: i for i, f in enumerate(fields)}
-    out = list(record)
-    for k in range(len(names)):
+    out: list = list(record)  # type: ignore[call-overload]
+    n = len(names)
+    k = 0
+    while k < n:
         i = index.get(names[k], -1)
         if i < 0:
-            return record._replace(**dict(zip(names, values)))
+            return record._replace(**dict(zip(names, values)))  # type: ignore[attr-defined]
         out[i] = values[k]
-    return tuple.__new__(cls, out)
+        k += 1
+    return _TUPLE_NEW(cls, out)
