@@ -43,8 +43,12 @@ def replace_fields(record: object, names: tuple[str, ...], values: tuple) -> obj
         if type(fields) is not tuple or not isinstance(record, tuple):
             return record._replace(**dict(zip(names, values)))  # type: ignore[attr-defined]
         index = _INDEX[cls] = {f: i for i, f in enumerate(fields)}
-    out: list = list(record)  # type: ignore[call-overload]
     n = len(names)
+    if n == 1 and isinstance(record, tuple):  # one field (most calls): two slices and the value, no list
+        i = index.get(names[0], -1)
+        if i >= 0:
+            return _TUPLE_NEW(cls, record[:i] + values + record[i + 1:])
+    out: list = list(record)  # type: ignore[call-overload]
     k = 0
     while k < n:
         i = index.get(names[k], -1)

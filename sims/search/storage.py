@@ -14,6 +14,7 @@ import marshal
 import pickle
 import sys
 import zlib
+from itertools import chain
 from contextlib import contextmanager
 from typing import Callable
 
@@ -185,18 +186,24 @@ class Frontier:
                                                       pickle.HIGHEST_PROTOCOL), 1)
 
     def drain(self):
-        """Every (state, fp), in order; the frontier is empty afterwards."""
+        """Every (state, fp), in order; the frontier is empty afterwards (an iterator in C over the
+        blocks, each let go once read: the search takes a state at a time from it)."""
         self.seal()
         blocks = self.blocks
         blocks.reverse()
         self.blocks, self.sizes, self.n = [], [], 0
-        while blocks:
-            b = blocks.pop()
-            yield from (b if isinstance(b, list) else pickle.loads(zlib.decompress(b)))
+        return chain.from_iterable(_unpacked(blocks))
 
     def extend(self, items) -> None:
         for s, f in items:
             self.add(s, f)
+
+
+def _unpacked(blocks: list):
+    """The blocks (``blocks`` reversed), each a list of (state, fp), unpacked if packed, popped as given."""
+    while blocks:
+        b = blocks.pop()
+        yield b if isinstance(b, list) else pickle.loads(zlib.decompress(b))
 
 
 def trim_heap() -> None:
