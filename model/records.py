@@ -44,7 +44,8 @@ def replace_fields(record: object, names: tuple[str, ...], values: tuple) -> obj
             return record._replace(**dict(zip(names, values)))  # type: ignore[attr-defined]
         index = _INDEX[cls] = {f: i for i, f in enumerate(fields)}
     n = len(names)
-    if n == 1 and isinstance(record, tuple):  # one field (most calls): two slices and the value, no list
+    # one field (most calls): two slices and the value, no list (the isinstance lets mypyc slice a tuple)
+    if n == 1 and isinstance(record, tuple):
         i = index.get(names[0], -1)
         if i >= 0:
             return _TUPLE_NEW(cls, record[:i] + values + record[i + 1:])

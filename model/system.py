@@ -93,7 +93,7 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
     A start made without the rules (``initial_state(cfg)``, no proposal's state in it) is taken as theirs."""
     out: list[Step] = []
     p = rules.parts or _DEFAULT
-    comp = _composed(rules)
+    comp = composition(rules)  # remembered for the last rules asked (composition.py)
     if comp is not NONE and len(s.ext) != len(comp.proposals) and not s.ext and s == _core_initial_state(cfg):
         s = initial_state(cfg, rules)
     _transport(s, cfg, rules, out, p, comp)
@@ -114,16 +114,6 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
     records = comp.records if comp is not NONE else None
     sent = SENT if comp.judges.reads_sent else None
     return [_judged(s, step, observe, records, sent) for step in out]
-
-
-#: the rule set asked last and its composition (a search asks the same one again and again)
-_LAST: list = [None, NONE]
-
-
-def _composed(rules: Rules) -> Composition:
-    if _LAST[0] is not rules:
-        _LAST[:] = [rules, composition(rules)]
-    return _LAST[1]
 
 
 def _judged(pre: System, step: Step, observe, records=None, sent=None) -> Step:

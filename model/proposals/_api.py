@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ... import docstring
 from ..clauses import Clause
 from ..composition import Change, World
 from ..config import Config
@@ -191,7 +192,7 @@ def witness(proposal: str, applies: Callable = lambda cfg: True) -> Callable:
     (its first doc line is its summary), as a ``Property`` of proposal ``NAME``."""
 
     def make(fn: Callable) -> Property:
-        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        doc = docstring(fn).strip().splitlines()[0]
         return Property(fn.__name__, "sometimes", "reachable", doc, fn, applies=applies, proposal=proposal)
 
     return make
@@ -204,7 +205,7 @@ def rule(proposal: str, kind: str, *, witnesses: tuple[str, ...], cites: tuple[s
     ``eventually`` ``check(state)`` (an obligation that must not stay open)."""
 
     def make(fn: Callable) -> Property:
-        doc = (fn.__doc__ or "").strip().splitlines()[0]
+        doc = docstring(fn).strip().splitlines()[0]
         return Property(fn.__name__, kind, expect, doc, fn, witnesses, level, applies=applies, cites=cites,
                         proposal=proposal, when=when)
 
