@@ -7,7 +7,8 @@ listed in ``COMPILED``; the proposals (``model/proposals``) and every mutant sta
 run on the same path. A compiled function has no docstring: the build keeps its source's in
 ``build_info.DOCS`` (``acp_lifecycle.docstring``: the properties' summaries). mypyc compiles each
 listed module as ``rewrite`` gives it: the checkout's source with every ``record._replace(...)``
-call made a call of ``model/records.py``'s compiled ``replace_fields``, each statement on its line. ``acp_lifecycle/__init__.py`` loads the compiled modules
+call made a call of ``model/records.py``'s compiled ``replace_fields``, each statement on its line
+(which makes the record with ``model/_tuples.c``, built beside them). ``acp_lifecycle/__init__.py`` loads the compiled modules
 only while each one's source is the one it was built from, and never with
 ``ACP_LIFECYCLE_PURE=1`` (docs/performance.md, "A compiled model").
 
@@ -57,6 +58,8 @@ COMPILED = (
 #: the import package's folders in the checkout (pyproject.toml's package-dir)
 ROOTS = {"acp_lifecycle": "acp_lifecycle", "model": "acp_lifecycle.model", "sims": "acp_lifecycle.sims"}
 GROUP = "acp_lifecycle._compiled"
+#: the records made in one allocation (``model/_tuples.c``), which the compiled ``replace_fields`` calls
+TUPLES = "acp_lifecycle.model._tuples"
 PLACEHOLDER = f"{GROUP}__placeholder"
 HERE = os.path.dirname(os.path.abspath(__file__))
 MYPY_CONFIG = """[mypy]
@@ -201,7 +204,8 @@ class OptionalBuild(build_ext):
             stage, args = _stage(self.build_temp or os.path.join("build", "temp"))
             os.chdir(stage)  # mypy names a module by its folders, relative to here
             try:
-                return mypycify(args, opt_level="3", group_name=GROUP, target_dir=os.path.join(stage, "c"))
+                return mypycify(args, opt_level="3", group_name=GROUP, target_dir=os.path.join(stage, "c")) + [
+                    Extension(TUPLES, sources=[os.path.relpath(os.path.join(HERE, "model", "_tuples.c"), cwd)])]
             finally:
                 os.chdir(cwd)
         except (Exception, SystemExit) as e:  # no mypyc, a module mypyc cannot take

@@ -31,6 +31,19 @@ _INDEX: dict[type, dict[str, int]] = {}
 _TUPLE_NEW: Final = tuple.__new__
 
 
+def _replaced():
+    """``model/_tuples.c``'s ``replaced`` where the build made it (setup.py), else None."""
+    try:
+        from ._tuples import replaced  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return replaced
+
+
+#: the record made in one allocation, the lookups in C (``model/_tuples.c``); None: made here
+_REPLACED: Final = _replaced()
+
+
 def replace_fields(record: object, names: tuple[str, ...], values: tuple) -> object:
     """``record._replace(**dict(zip(names, values)))``: what a compiled module calls instead (setup.py,
     ``rewrite``), compiled itself, so that no interpreted frame makes the record. Anything but a
@@ -43,6 +56,11 @@ def replace_fields(record: object, names: tuple[str, ...], values: tuple) -> obj
         if type(fields) is not tuple or not isinstance(record, tuple):
             return record._replace(**dict(zip(names, values)))  # type: ignore[attr-defined]
         index = _INDEX[cls] = {f: i for i, f in enumerate(fields)}
+    if _REPLACED is not None:
+        made = _REPLACED(record, index, names, values)
+        if made is not None:
+            return made
+        return record._replace(**dict(zip(names, values)))  # type: ignore[attr-defined]
     n = len(names)
     # one field (most calls): two slices and the value, no list (the isinstance lets mypyc slice a tuple)
     if n == 1 and isinstance(record, tuple):

@@ -102,16 +102,61 @@ def test_the_build_rewrites_every_replace_call_of_a_compiled_module_and_keeps_ev
     assert rewritten > 150  # agent, clients, system, symmetry, the judges' records
 
 
-def test_replace_fields_is_replace():
-    from acp_lifecycle.model.records import replace_fields
+def _records(c_helper: bool):
+    """``model/records.py`` with ``model/_tuples.c``'s ``replaced`` (as the package loads it), or without
+    it (the file loaded on its own: its relative import fails, as where the build is not there)."""
+    if c_helper:
+        from acp_lifecycle.model import records
+
+        if records._REPLACED is None:
+            pytest.skip("model/_tuples.c is not built here (setup.py)")
+        return records
+    import importlib.util
+
+    import acp_lifecycle.model
+
+    source = Path(acp_lifecycle.model.__path__[0], "records.py")
+    spec = importlib.util.spec_from_file_location("records_without_c", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module._REPLACED is None
+    return module
+
+
+@pytest.mark.parametrize("c_helper", [True, False], ids=["with-c", "without-c"])
+def test_replace_fields_is_replace(c_helper):
+    replace_fields = _records(c_helper).replace_fields
     from acp_lifecycle.model.state import Step, Used
 
     u = Used(failures=1)
     assert replace_fields(u, ("cancels", "losses"), (2, 3)) == u._replace(cancels=2, losses=3)
     assert type(replace_fields(u, ("cancels",), (2,))) is Used
+    assert replace_fields(u, ("cancels", "cancels"), (2, 5)) == u._replace(cancels=5)
     step = Step(("A",), None, ())
-    assert replace_fields(step, ("found",), ((1,),)) == step._replace(found=(1,))
+    got = replace_fields(step, ("found",), ((1,),))
+    assert got == step._replace(found=(1,)) and type(got) is Step and got.action is step.action
     with pytest.raises(TypeError):
         replace_fields(u, ("bogus",), (1,))
     with pytest.raises(TypeError):
+        replace_fields(u, ("cancels", "bogus"), (1, 2))
+    with pytest.raises(TypeError):
         u._replace(bogus=1)
+
+
+def test_the_c_helper_makes_records_of_their_class():
+    import gc
+
+    from acp_lifecycle.model.state import Used
+
+    replaced = _records(True)._REPLACED
+    index = {f: i for i, f in enumerate(Used._fields)}
+    u = Used(failures=1)
+    got = replaced(u, index, ("losses",), (7,))
+    assert got == u._replace(losses=7) and type(got) is Used and gc.is_tracked(got)
+    assert replaced((1, 2, 3), {"b": 1}, ("b",), ("x",)) == (1, "x", 3)
+    assert replaced(u, index, (), ()) == u and replaced(u, index, (), ()) is not u
+    assert replaced(u, index, ("bogus",), (1,)) is None  # the caller's _replace says what is wrong
+    assert replaced((1, 2), {"z": 5}, ("z",), (0,)) is None  # an index past the record's items
+    for bad in [("not a record", index, ("losses",), (1,)), (u, index, ("losses",), (1, 2)), (u, index)]:
+        with pytest.raises(TypeError):
+            replaced(*bad)
