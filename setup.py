@@ -42,6 +42,7 @@ COMPILED = (
     "model/clients.py",
     "model/system.py",
     "model/symmetry.py",
+    "model/judges/_judge.py",
     "model/judges/messages.py",
     "model/judges/observe.py",
     "model/judges/records.py",

@@ -13,14 +13,25 @@ and an ``Items`` is the sorted tuple it stands for in everything else the state 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Any, Callable, Union
 
 import immutables
+
+# The module is compiled (setup.py) for its helpers, which the judges call at every step (issue 37); its
+# classes stay Python classes (``native_class=False``): a ``str`` subclass, a dataclass the proposals
+# make, and the memories past ``SMALL`` items, all made rarely.
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # no mypy: the pure-Python package, where the decorator says nothing
+
+    def mypyc_attr(**_attrs):
+        return lambda cls: cls
 
 __all__ = ["SMALL", "Cite", "Items", "Judge", "Memory", "Pairs", "clause_of", "pair_value", "put_pair", "rename_items", "restate",
            "sorted_tuple", "union_items", "with_item", "without_item", "without_pair"]
 
 
+@mypyc_attr(native_class=False)
 class Cite(str):
     """What a judge found, naming the clause about its case when that is not the judge's first: a second
     response is JSON-RPC's one reply to a call, or, after ``$/cancel_request``, 2.4.0's sentence about that."""
@@ -28,7 +39,7 @@ class Cite(str):
     clause: str
 
     def __new__(cls, text: str, clause: str) -> "Cite":
-        self = super().__new__(cls, text)
+        self = str.__new__(cls, text)
         self.clause = clause
         return self
 
@@ -46,6 +57,7 @@ def clause_of(why: str, clauses: tuple[str, ...]) -> str:
     return getattr(why, "clause", "") or (clauses[0] if clauses else "")
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class Judge:
     """One rule about messages, with its single definition."""
@@ -58,8 +70,8 @@ class Judge:
     summary: str
     #: clause ids of ``model/clauses/``, the first one quoted in findings
     clauses: tuple[str, ...]
-    #: the record type it reads
-    reads: type
+    #: the record type it reads, or a tuple of them
+    reads: Any
     #: record -> what is wrong ("" or None when nothing)
     judge: Callable[[tuple], str | None]
     #: the witnesses of the property built from it
@@ -71,7 +83,7 @@ class Judge:
     #: the state's own connection; it finds something wrong only in a record that is ``mine``)
     per: str = "message"
     #: the state at the start of a connection
-    start: object = None
+    start: Any = None
     #: ``(state, record) -> (state, what is wrong)``, for a judge with a state (``per="session"``:
     #: ``(state, record, mine)``)
     step: Callable | None = None
@@ -102,6 +114,7 @@ class Judge:
 SMALL = 16
 
 
+@mypyc_attr(native_class=False)
 class _Sorted:
     """What ``Items`` and ``Pairs`` share: a persistent map (a hash array mapped trie, in C:
     ``immutables.Map``) seen as the sorted tuple of its content.
@@ -178,6 +191,7 @@ class _Sorted:
         return self.__class__, (self.sorted(),)
 
 
+@mypyc_attr(native_class=False)
 class Items(_Sorted):
     """A set of hashable items (see ``_Sorted``): ``x in items``, ``add``, ``discard``, ``union``,
     ``rename``; iterated in sorted order."""
@@ -215,6 +229,7 @@ class Items(_Sorted):
         return Items(map(f, self._map))
 
 
+@mypyc_attr(native_class=False)
 class Pairs(_Sorted):
     """A map (see ``_Sorted``), standing for the sorted tuple of its ``(key, value)`` pairs: ``key in
     pairs`` and ``get`` look a key up, ``set`` and ``discard`` change it; iterated as those sorted pairs."""
