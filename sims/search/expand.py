@@ -7,14 +7,16 @@ It is ``Shard.expand``'s loop, a function of its own so that mypyc compiles it w
 
 from __future__ import annotations
 
+import numpy as np
+
 from .storage import CHECK_EVERY, FINGERPRINTS
 
-__all__ = ["expand_states"]
+__all__ = ["expand_states", "flush"]
 
 
 def expand_states(shard, states, claims: list, found_type) -> int:
     """Expand ``states`` ((state, fingerprint) pairs) for ``shard``: check the properties on each
-    state and step, record the expansions, and keep the new candidates (``shard._flush``); return
+    state and step, record the expansions, and keep the new candidates (``flush``); return
     the transitions. ``found_type``: ``shard.Found``."""
     checks = shard.checks
     next_steps = shard.model.next_steps
@@ -81,10 +83,39 @@ def expand_states(shard, states, claims: list, found_type) -> int:
             exp_deg.append(len(dsts))
             edges.extend(dsts)
         if len(pend) >= CHECK_EVERY:
-            shard._flush(pend, claims)
+            flush(shard, pend, claims)
             pend = {}
-    shard._flush(pend, claims)
+    flush(shard, pend, claims)
     return transitions
+
+
+def flush(shard, pend: dict, claims: list) -> None:
+    """Keep the candidates ``pend`` (fp -> (state, parent)) no earlier level visited: the shard's own go
+    to its next frontier, the others are claimed from their owners."""
+    if not pend:
+        return
+    keys = np.fromiter(pend, dtype=np.int64, count=len(pend))
+    visited = shard.old.contains(keys).tolist()
+    index, count, d = shard.index, shard.count, shard.depth + 1
+    new, cands, cand_fps = shard._new, shard._cands, shard._cand_fps
+    own_fp, own_parent, own_depth = shard.own_fp, shard.own_parent, shard.own_depth
+    mine = []
+    for (g, (post, f)), v in zip(pend.items(), visited):
+        if v:
+            continue
+        if count == 1 or g % count == index:
+            new.add(g)
+            own_fp.append(g)
+            own_parent.append(f)
+            own_depth.append(d)
+            mine.append((post, g))
+        else:
+            cands.add(post, g)
+            cand_fps.add(g)
+            c = claims[g % count]
+            c.append(g)
+            c.append(f)
+    shard._next.take(mine)
 
 
 def _check(checks, ps, found: dict, found_type, length: int, f: int, s, step) -> None:

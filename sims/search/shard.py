@@ -186,32 +186,6 @@ class Shard:
             gs.append(g)
         return not self.old.contains(np.array(gs, dtype=np.int64)).any()
 
-    def _flush(self, pend: dict, claims: list) -> None:
-        """Keep the candidates no earlier level visited: own ones go to the next
-        frontier, the others are claimed from their owners."""
-        if not pend:
-            return
-        keys = np.fromiter(pend, dtype=np.int64, count=len(pend))
-        visited = self.old.contains(keys).tolist()
-        index, count, d = self.index, self.count, self.depth + 1
-        new, cands, cand_fps, nxt = self._new, self._cands, self._cand_fps, self._next
-        own_fp, own_parent, own_depth = self.own_fp, self.own_parent, self.own_depth
-        for (g, (post, f)), v in zip(pend.items(), visited):
-            if v:
-                continue
-            if count == 1 or g % count == index:
-                new.add(g)
-                own_fp.append(g)
-                own_parent.append(f)
-                own_depth.append(d)
-                nxt.add(post, g)
-            else:
-                cands.add(post, g)
-                cand_fps.add(g)
-                c = claims[g % count]
-                c.append(g)
-                c.append(f)
-
     def decide(self, claims: list[bytes], first: int = 0) -> list[bytes]:
         """As owner: accept each claimed fingerprint not seen yet (one claimant each)."""
         new, old = self._new, self.old

@@ -171,6 +171,16 @@ class Frontier:
         if len(self.blk) >= BLOCK:
             self.seal()
 
+    def take(self, items: list) -> None:
+        """``add`` each (state, fp) pair of ``items`` in order (the list is the frontier's now): one call
+        for a batch of new states (``expand.py``)."""
+        self.n += len(items)
+        rest = self.blk + items if self.blk else items
+        while len(rest) >= BLOCK:
+            self.blk, rest = rest[:BLOCK], rest[BLOCK:]
+            self.seal()
+        self.blk = rest
+
     def seal(self) -> None:
         if self.blk:
             self.blocks.append(self.blk)
