@@ -143,7 +143,31 @@ def test_replace_fields_is_replace(c_helper):
         u._replace(bogus=1)
 
 
-def test_the_c_helper_makes_records_of_their_class():
+def test_the_c_constructor_makes_what_the_namedtuple_makes():
+    """Where the model runs compiled, the records' ``__new__`` is ``model/_tuples.c``'s ``record_new``:
+    the same value and class as the NamedTuple's own, its defaults, and a TypeError where it gives one."""
+    from typing import NamedTuple
+
+    record_new = _records(True)._c_helper("record_new")
+
+    class R(NamedTuple):
+        a: int
+        b: str = "x"
+        c: tuple = ()
+
+    assert record_new(R, 1) == R(1) and type(record_new(R, 1)) is R
+    assert record_new(R, 1, c=(2,)) == R(1, c=(2,)) and record_new(R, b="y", a=0) == R(0, "y")
+    for args, named in [((), {}), ((1, "y", (), 4), {}), ((1,), {"a": 2}), ((1,), {"d": 2})]:
+        with pytest.raises(TypeError):
+            R(*args, **named)
+        with pytest.raises(TypeError):
+            record_new(R, *args, **named)
+    from acp_lifecycle.model.state import Step
+
+    assert Step.__new__ is record_new  # the model's records, where it runs compiled
+    code = "import json; from acp_lifecycle.model.state import Step; print(json.dumps(Step.__new__.__module__))"
+    assert _run([], pure=True, code=code) == ["namedtuple_Step"]  # interpreted: the NamedTuple's own
+
     import gc
 
     from acp_lifecycle.model.state import Used
