@@ -131,8 +131,8 @@ class Agent(NamedTuple):
     fg: str  # the foreground state last reported (ForegroundMachine state)
     stop: str  # stop reason of the last idle reported ("" none)
     work: Work | None
-    reqs: tuple  # (Req, ...) in order of receipt
-    conv: tuple  # (Msg, ...) the conversation, in order
+    reqs: tuple[Req, ...]  # in order of receipt
+    conv: tuple[Msg, ...]  # the conversation, in order
     pending: tuple  # inserted message ids no work has taken yet (sorted)
     next_id: int  # message id counter
     attached: int  # bitmask of clients whose connection resumed the session
@@ -160,7 +160,7 @@ class Client(NamedTuple):
     # for a submission not yet associated. Sorted, not in arrival order: no
     # rule here reads placement, and the order would multiply states.
     view: tuple
-    subs: tuple  # (Sub, ...)
+    subs: tuple[Sub, ...]
     fg: str  # last foreground state seen
     # permission requests awaiting an answer: ((pid, "open" | "ignored" |
     # "cancelled"), ...); "ignored": the user sent session/cancel instead of
@@ -190,7 +190,7 @@ class Used(NamedTuple):
 
 class System(NamedTuple):
     agent: Agent
-    clients: tuple  # (Client, ...)
+    clients: tuple[Client, ...]
     up: tuple  # per client: messages client -> agent, head first
     down: tuple  # per client: messages agent -> client, head first
     used: Used

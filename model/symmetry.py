@@ -42,7 +42,7 @@ from typing import Callable
 
 from .composition import Composition, composition
 from .config import RFD_RULES, Config, Rules
-from .state import Agent, Msg, Req, System
+from .state import Agent, Msg, Req, Step, System
 
 #: bitmask fields of a conversation message with one bit per client
 _MASKS = ("owed", "audience")
@@ -345,17 +345,13 @@ class SymmetryBroken(Exception):
 def _ids(s: System) -> set:
     """Every message ID the agent's state holds."""
     a = s.agent
-    requests = set(map(_REQ_MID, a.reqs))
-    requests.discard(0)  # no ID yet
-    out = set(map(_MSG_MID, a.conv))
-    out |= requests
-    out.update(map(_ISSUED_MID, a.issued))
+    out = {m.mid for m in a.conv}
+    for r in a.reqs:
+        if r.mid:  # 0: no ID yet
+            out.add(r.mid)
+    for m, _ in a.issued:
+        out.add(m)
     return out
-
-
-#: the ID of a ``Msg``, of a ``Req`` and of an ``Agent.issued`` pair (mid, origin)
-_MSG_MID, _REQ_MID = itemgetter(Msg._fields.index("mid")), itemgetter(Req._fields.index("mid"))
-_ISSUED_MID = itemgetter(0)
 
 
 def _ids_before(pre: System) -> set:
@@ -374,21 +370,21 @@ def _fresh(a: Agent, b: Agent, before: set) -> bool:
     part it kept holds only IDs of ``before``) without building the set of every ID after the step."""
     lo, hi = a.next_id, b.next_id
     if b.conv is not a.conv:
-        for m in map(_MSG_MID, b.conv):
-            if m not in before and not lo <= m < hi:
+        for msg in b.conv:
+            if msg.mid not in before and not lo <= msg.mid < hi:
                 return False
     if b.reqs is not a.reqs:
-        for m in map(_REQ_MID, b.reqs):
-            if m and m not in before and not lo <= m < hi:
+        for r in b.reqs:
+            if r.mid and r.mid not in before and not lo <= r.mid < hi:
                 return False
     if b.issued is not a.issued:
-        for m in map(_ISSUED_MID, b.issued):
+        for m, _ in b.issued:
             if m not in before and not lo <= m < hi:
                 return False
     return True
 
 
-def check_fresh_ids(pre: System, step, rules: Rules = RFD_RULES) -> str:
+def check_fresh_ids(pre: System, step: Step, rules: Rules = RFD_RULES) -> str:
     """Why ``step`` breaks the fresh-ID assumption ID renaming rests on ("" when it does not).
 
     Checked on the concrete successor, before it is renamed: an ID the agent did

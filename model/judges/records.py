@@ -5,6 +5,8 @@ the model's own bookkeeping."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..observed import (
     CancelRequest,
     Closed,
@@ -21,6 +23,9 @@ from ..observed import (
     UserChunk,
     UserMessage,
 )
+
+if TYPE_CHECKING:  # the types compiled code reads the fields by (state.py imports the judges)
+    from ..state import Step, System
 
 __all__ = ['events_of_step', 'record_of_client', 'record_of_json', 'record_of_model']
 
@@ -75,7 +80,7 @@ _CANCEL = SessionCancel()
 _MODEL_RECORDS: dict = {}
 
 
-def events_of_step(pre, step, records=None, sent: dict | None = None) -> list:
+def events_of_step(pre: System, step: Step, records=None, sent: dict | None = None) -> list:
     """``(connection, record)`` for what the agent received and sent in a model step, in the
     order it did: the client message it took, then what it sent; a lost connection (or every
     connection, at a restart) is ``Closed``. ``records``: ``(sender, msg) -> [record, ...]`` for the

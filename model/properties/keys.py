@@ -3,10 +3,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the type compiled code reads the fields by (state.py imports the properties' judges)
+    from ..state import Step
+
 __all__ = ["key_of"]
 
 
-def key_of(step):
+def key_of(step: Step):
     """The action's name and the kinds of the messages the step sent, in order; the name alone
     (a string: cheaper to hash, a step at a time) for a step that sends nothing."""
     em = step.emitted

@@ -7,9 +7,14 @@ It is ``Shard.expand``'s loop, a function of its own so that mypyc compiles it w
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .storage import CHECK_EVERY, FINGERPRINTS
+
+if TYPE_CHECKING:  # compiled, a step's fields are read by their index
+    from ...model.state import Step
 
 __all__ = ["expand_states", "flush"]
 
@@ -39,6 +44,7 @@ def expand_states(shard, states, claims: list, found_type) -> int:
     pend: dict[int, tuple] = {}  # candidates not yet checked against ``old``: fp -> (state, parent)
     por = shard.por
     cached: dict[int, tuple] = {}  # the ample steps' representatives and fingerprints, by id(step)
+    step: Step
     for s, f in states:
         if checks.always:
             _check(checks, checks.always, found, Found, d, f, s, None)
