@@ -5,8 +5,6 @@ the model's own bookkeeping."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..observed import (
     CancelRequest,
     Closed,
@@ -23,9 +21,6 @@ from ..observed import (
     UserChunk,
     UserMessage,
 )
-
-if TYPE_CHECKING:  # the types compiled code reads the fields by (state.py imports the judges)
-    from ..state import Step, System
 
 __all__ = ['events_of_step', 'record_of_client', 'record_of_json', 'record_of_model']
 
@@ -80,16 +75,17 @@ _CANCEL = SessionCancel()
 _MODEL_RECORDS: dict = {}
 
 
-def events_of_step(pre: System, step: Step, records=None, sent: dict | None = None) -> list:
+def events_of_step(pre, step, records=None, sent: dict | None = None) -> list:
     """``(connection, record)`` for what the agent received and sent in a model step, in the
     order it did: the client message it took, then what it sent; a lost connection (or every
     connection, at a restart) is ``Closed``. ``records``: ``(sender, msg) -> [record, ...]`` for the
     messages of the proposals the rules compose (``Composition.records``), None for the core alone; ``sent``:
     ``SENT`` when a judge of the rules reads ``Sent`` (every update or request the agent sends)."""
-    name = step.action[0]
+    action: tuple = step.action  # read once (compiled: a step's fields are read by name here)
+    name = action[0]
     out = []
     if name == "AgentReceive" or name == "AgentResume":
-        c = step.action[1]
+        c = action[1]
         msg = pre.up[c][0]
         rec = record_of_client(msg)
         if rec is not None:
@@ -97,7 +93,7 @@ def events_of_step(pre: System, step: Step, records=None, sent: dict | None = No
         elif records is not None:
             out.extend((c, r) for r in records("client", msg))
     elif name == "ConnectionLost":
-        out.append((step.action[1], _CLOSED))
+        out.append((action[1], _CLOSED))
     elif name == "AgentRestart":
         out.extend((c, _CLOSED) for c, cl in enumerate(pre.clients) if cl.connected)
     for c, msg in step.emitted:

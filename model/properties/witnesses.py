@@ -37,19 +37,19 @@ def _sent(step: Step, kind: str, pred=_every) -> bool:
 
 
 @_sometimes()
-def sometimes_success_response(pre, step):
+def sometimes_success_response(pre: System, step: Step):
     """A prompt is answered with its messageId."""
     return _sent(step, "ok")
 
 
 @_sometimes()
-def sometimes_error_response(pre, step):
+def sometimes_error_response(pre: System, step: Step):
     """A prompt is answered with an error before insertion."""
     return _sent(step, "err")
 
 
 @_sometimes()
-def sometimes_cancel_request_after_insertion(pre, step):
+def sometimes_cancel_request_after_insertion(pre: System, step: Step):
     """$/cancel_request reaches the agent after the prompt was inserted and before it was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
         r = request_of(pre, step.action[1], pre.up[step.action[1]][0][1])
@@ -58,7 +58,7 @@ def sometimes_cancel_request_after_insertion(pre, step):
 
 
 @_sometimes()
-def sometimes_cancel_request_after_answer(pre, step):
+def sometimes_cancel_request_after_answer(pre: System, step: Step):
     """$/cancel_request reaches the agent after the prompt was answered."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel_req":
         r = request_of(pre, step.action[1], pre.up[step.action[1]][0][1])
@@ -67,7 +67,7 @@ def sometimes_cancel_request_after_answer(pre, step):
 
 
 @_sometimes()
-def sometimes_failure_before_response(pre, step):
+def sometimes_failure_before_response(pre: System, step: Step):
     """Work fails after insertion and before the prompt's response."""
     if stops_work(step):
         w = pre.agent.work
@@ -76,13 +76,13 @@ def sometimes_failure_before_response(pre, step):
 
 
 @_sometimes()
-def sometimes_prompt_answered(pre, step):
+def sometimes_prompt_answered(pre: System, step: Step):
     """A prompt gets a response, success or error."""
     return _sent(step, "ok") or _sent(step, "err")
 
 
 @_sometimes()
-def sometimes_identical_prompts_inserted(pre, step):
+def sometimes_identical_prompts_inserted(pre: System, step: Step):
     """Two prompts with identical content are inserted."""
     if step.action[0] != "AgentInsert":
         return False
@@ -91,37 +91,37 @@ def sometimes_identical_prompts_inserted(pre, step):
 
 
 @_sometimes()
-def sometimes_insert_after_restart(pre, step):
+def sometimes_insert_after_restart(pre: System, step: Step):
     """A prompt is inserted after the agent restarted with a retained message."""
     return step.action[0] == "AgentInsert" and pre.used.restarts > 0 and bool(pre.agent.conv)
 
 
 @_sometimes()
-def sometimes_live_echo(pre, step):
+def sometimes_live_echo(pre: System, step: Step):
     """An inserted message is reported live."""
     return any(m[0] in ("user_message", "chunk") and not m[3] for _, m in step.emitted)
 
 
 @_sometimes()
-def sometimes_reserved_id_rejected(pre, step):
+def sometimes_reserved_id_rejected(pre: System, step: Step):
     """A prompt with an ID reserved in advance is rejected."""
     return step.action[0] == "AgentRejectPrompt" and pre.agent.reqs[step.action[1]].mid != 0
 
 
 @_sometimes()
-def sometimes_echo_to_two_clients(pre, step):
+def sometimes_echo_to_two_clients(pre: System, step: Step):
     """A live echo goes to two clients."""
     return len({c for c, m in step.emitted if m[0] in ("user_message", "chunk") and not m[3]}) > 1
 
 
 @_sometimes()
-def sometimes_failure_ends_work(pre, step):
+def sometimes_failure_ends_work(pre: System, step: Step):
     """A failure stops foreground work."""
     return stops_work(step)
 
 
 @_sometimes()
-def sometimes_cancel_ends_work(pre, step):
+def sometimes_cancel_ends_work(pre: System, step: Step):
     """session/cancel ends foreground work."""
     if not idle_updates(step):
         return False
@@ -130,13 +130,13 @@ def sometimes_cancel_ends_work(pre, step):
 
 
 @_sometimes()
-def sometimes_abort_raises(pre, step):
+def sometimes_abort_raises(pre: System, step: Step):
     """Aborting cancelled work raises an error."""
     return step.action[0] == "AgentFailWork" and step.action == ("AgentFailWork", "while-cancelling")
 
 
 @_sometimes()
-def sometimes_idle_ends_work_with_tools(pre, step):
+def sometimes_idle_ends_work_with_tools(pre: System, step: Step):
     """An idle ends work that made tool calls."""
     if not idle_updates(step):
         return False
@@ -145,43 +145,43 @@ def sometimes_idle_ends_work_with_tools(pre, step):
 
 
 @_sometimes()
-def sometimes_unfinished_tool_at_failure(pre, step):
+def sometimes_unfinished_tool_at_failure(pre: System, step: Step):
     """A failure stops work while a tool call is unfinished."""
     return stops_work(step) and any(st not in ("completed", "failed") for _, st in pre.agent.work.tools)
 
 
 @_sometimes()
-def sometimes_error_idle(pre, step):
+def sometimes_error_idle(pre: System, step: Step):
     """An idle carries stopReason error."""
     return any(m[2] == "error" for m in idle_updates(step))
 
 
 @_sometimes()
-def sometimes_error_idle_without_details(pre, step):
+def sometimes_error_idle_without_details(pre: System, step: Step):
     """An error idle carries no error object (the agent has no details)."""
     return any(m[2] == "error" and not m[3] for m in idle_updates(step))
 
 
 @_sometimes()
-def sometimes_repeated_idle(pre, step):
+def sometimes_repeated_idle(pre: System, step: Step):
     """An idle is reported again while the session is already idle (a resume snapshot)."""
     return bool(idle_updates(step)) and pre.agent.fg == IDLE and pre.agent.stop != ""
 
 
 @_sometimes()
-def sometimes_work_ends(pre, step):
+def sometimes_work_ends(pre: System, step: Step):
     """Foreground work ends and is reported idle."""
     return bool(idle_updates(step)) and pre.agent.work is not None
 
 
 @_sometimes()
-def sometimes_echo_before_response(pre, step):
+def sometimes_echo_before_response(pre: System, step: Step):
     """A client receives the echo of its own prompt before the response."""
     return delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=False, status="sent")
 
 
 @_sometimes()
-def sometimes_echo_after_response(pre, step):
+def sometimes_echo_after_response(pre: System, step: Step):
     """A client receives the response to its prompt before the echo."""
     return delivers(step, "user_message", "chunk", "ok") and _own_echo_state(step.state, optimistic=True, status="acknowledged")
 
@@ -201,7 +201,7 @@ def _own_echo_state(s: System, optimistic: bool, status: str) -> bool:
 
 
 @_sometimes()
-def sometimes_identical_prompts_two_clients(pre, step):
+def sometimes_identical_prompts_two_clients(pre: System, step: Step):
     """Two clients have each associated an identical prompt with its own message."""
     if not delivers(step, "user_message", "chunk", "ok"):
         return False
@@ -214,7 +214,7 @@ def sometimes_identical_prompts_two_clients(pre, step):
 
 
 @_sometimes()
-def sometimes_chunked_replay_over_held_copy(pre, step):
+def sometimes_chunked_replay_over_held_copy(pre: System, step: Step):
     """Replay by chunks reaches a client that already holds the message."""
     if step.action[0] == "AgentResume" and step.action[2] == "chunks":
         held = {k for k, _, _ in pre.clients[step.action[1]].view if k > 0}
@@ -223,19 +223,19 @@ def sometimes_chunked_replay_over_held_copy(pre, step):
 
 
 @_sometimes()
-def sometimes_replay(pre, step):
+def sometimes_replay(pre: System, step: Step):
     """A retained message is replayed."""
     return any(m[0] in ("user_message", "chunk") and m[3] for _, m in step.emitted)
 
 
 @_sometimes()
-def sometimes_chunked_replay(pre, step):
+def sometimes_chunked_replay(pre: System, step: Step):
     """A retained message is replayed by chunks."""
     return any(m[0] == "chunk" and m[3] for _, m in step.emitted)
 
 
 @_sometimes()
-def sometimes_command_replayed(pre, step):
+def sometimes_command_replayed(pre: System, step: Step):
     """A retained command is replayed."""
     replays = [m for _, m in echoes(step) if m[3]]
     if not replays:
@@ -245,13 +245,13 @@ def sometimes_command_replayed(pre, step):
 
 
 @_sometimes()
-def sometimes_resume_without_replay(pre, step):
+def sometimes_resume_without_replay(pre: System, step: Step):
     """A client resumes without replayFrom."""
     return step.action[0] == "AgentResume" and step.action[2] == "none"
 
 
 @_sometimes()
-def sometimes_response_lost(pre, step):
+def sometimes_response_lost(pre: System, step: Step):
     """A client loses the response to a prompt the agent inserted."""
     if step.action[0] not in ("ConnectionLost", "AgentRestart", "AgentInsert"):
         return False  # a response is lost with the connection, or a request inserted after its loss
@@ -265,13 +265,13 @@ def sometimes_response_lost(pre, step):
 
 
 @_sometimes()
-def sometimes_retry(pre, step):
+def sometimes_retry(pre: System, step: Step):
     """A client retries a submission whose response was lost."""
     return step.action[0] == "ClientRetryPrompt"
 
 
 @_sometimes()
-def sometimes_stale_idle(pre, step):
+def sometimes_stale_idle(pre: System, step: Step):
     """An idle reaches a client whose prompt no ended work has processed yet."""
     if not delivers(step, "state"):
         return False
@@ -287,19 +287,19 @@ def sometimes_stale_idle(pre, step):
 
 
 @_sometimes()
-def sometimes_cancel_reaches_running_work(pre, step):
+def sometimes_cancel_reaches_running_work(pre: System, step: Step):
     """session/cancel reaches the agent while work runs."""
     return step.action[0] == "AgentReceive" and step.action[2] == "cancel" and pre.agent.work is not None
 
 
 @_sometimes()
-def sometimes_client_resumed(pre, step):
+def sometimes_client_resumed(pre: System, step: Step):
     """A client completes a resume."""
     return delivers(step, "resumed") and any(p.resuming and not q.resuming and q.connected for p, q in zip(pre.clients, step.state.clients))
 
 
 @_sometimes()
-def sometimes_prompt_work_ends(pre, step):
+def sometimes_prompt_work_ends(pre: System, step: Step):
     """Work that took a prompt's message ends normally."""
     idles = idle_updates(step)
     w = pre.agent.work if idles else None
@@ -307,39 +307,39 @@ def sometimes_prompt_work_ends(pre, step):
 
 
 @_sometimes()
-def sometimes_failure_work_continues(pre, step):
+def sometimes_failure_work_continues(pre: System, step: Step):
     """A failure is reported by a notice and the work (or the idle session) goes on."""
     return step.action[0] in ("AgentFailAndRetry", "AgentFailInBackground")
 
 
 @_sometimes()
-def sometimes_custom_stop_reason(pre, step):
+def sometimes_custom_stop_reason(pre: System, step: Step):
     """Work ends with a custom `_` stop reason."""
     return any(m[2].startswith("_") for m in idle_updates(step))
 
 
 @_sometimes(lenient_240=True)
-def sometimes_idle_without_stop_reason(pre, step):
+def sometimes_idle_without_stop_reason(pre: System, step: Step):
     """Work ends with an idle that carries no stop reason."""
     idles = idle_updates(step)
     return bool(idles) and pre.agent.work is not None and any(not m[2] for m in idles)
 
 
 @_sometimes()
-def sometimes_start_blocked(pre, step):
+def sometimes_start_blocked(pre: System, step: Step):
     """Work starts blocked on a permission request (requires_action without running first)."""
     return (step.action[0] in ("AgentBeginWork", "AgentInitiateWork")
             and "blocked" in step.action and "unreported" not in step.action)
 
 
 @_sometimes()
-def sometimes_internal_cancellation(pre, step):
+def sometimes_internal_cancellation(pre: System, step: Step):
     """The agent cancels a prompt not yet inserted on its own (-32800)."""
     return step.action[0] == "AgentRejectPrompt" and step.action[2] == "cancelled"
 
 
 @_sometimes()
-def sometimes_update_after_cancel(pre, step):
+def sometimes_update_after_cancel(pre: System, step: Step):
     """Work a session/cancel reached still reports a tool call before its idle."""
     if step.action[0] != "AgentToolCall":
         return False
@@ -348,19 +348,19 @@ def sometimes_update_after_cancel(pre, step):
 
 
 @_sometimes()
-def sometimes_queued_insert(pre, step):
+def sometimes_queued_insert(pre: System, step: Step):
     """A prompt is inserted while work runs, and left for later work to process."""
     return step.action[0] == "AgentInsert" and "queued" in step.action
 
 
 @_sometimes()
-def sometimes_resume_while_connected(pre, step):
+def sometimes_resume_while_connected(pre: System, step: Step):
     """A client resumes the session on the connection it still has."""
     return step.action[0] == "ClientResume" and pre.clients[step.action[1]].connected
 
 
 @_sometimes()
-def sometimes_replay_after_live(pre, step):
+def sometimes_replay_after_live(pre: System, step: Step):
     """A message is replayed, under its own ID, to a client that received it live."""
     for c, m in step.emitted:
         if m[0] in ("user_message", "chunk") and m[3] and has_received(pre.clients[c], m[1]):
@@ -369,25 +369,25 @@ def sometimes_replay_after_live(pre, step):
 
 
 @_sometimes()
-def sometimes_tool_starts_running(pre, step):
+def sometimes_tool_starts_running(pre: System, step: Step):
     """A tool call is first reported already in_progress."""
     return step.action[0] == "AgentToolCall" and step.action[2] == "start-running"
 
 
 @_sometimes()
-def sometimes_running_before_insertion(pre, step):
+def sometimes_running_before_insertion(pre: System, step: Step):
     """Foreground work runs before the prompt it runs for is inserted (a foreground hook)."""
     return step.action[0] == "AgentBeginWork" and step.action[1] == "before-insertion"
 
 
 @_sometimes()
-def sometimes_permission_cancelled(pre, step):
+def sometimes_permission_cancelled(pre: System, step: Step):
     """The agent cancels the permission request of cancelled work with $/cancel_request."""
     return _sent(step, "perm_cancel")
 
 
 @_sometimes()
-def sometimes_late_answer(pre, step):
+def sometimes_late_answer(pre: System, step: Step):
     """A permission answer reaches the agent after it stopped waiting for it."""
     if step.action[0] == "AgentReceive" and step.action[2] == "perm_ans":
         w = pre.agent.work
@@ -396,25 +396,25 @@ def sometimes_late_answer(pre, step):
 
 
 @_sometimes()
-def sometimes_permission_to_second_client(pre, step):
+def sometimes_permission_to_second_client(pre: System, step: Step):
     """A permission request goes to one of two attached clients, the other not the first."""
     return any(m[0] == "perm" and c > 0 for c, m in step.emitted)
 
 
 @_sometimes()
-def sometimes_two_commands(pre, step):
+def sometimes_two_commands(pre: System, step: Step):
     """Two locally handled commands are inserted in one run."""
     return step.action[0] == "AgentInsert" and sum(m.kind == "command" for m in step.state.agent.conv) >= 2
 
 
 @_sometimes()
-def sometimes_metadata_update(pre, step):
+def sometimes_metadata_update(pre: System, step: Step):
     """A metadata-only user_message update follows a message's content."""
     return any(m[0] == "user_message" and m[2] is None for _, m in step.emitted)
 
 
 @_sometimes()
-def sometimes_cancel_finds_prompt_not_inserted(pre, step):
+def sometimes_cancel_finds_prompt_not_inserted(pre: System, step: Step):
     """A session/cancel reaches the agent while a prompt is not yet inserted."""
     if step.action[0] == "AgentReceive" and step.action[2] == "cancel":
         return any(r.phase in ("received", "held", "reserved") for r in pre.agent.reqs)
@@ -422,7 +422,7 @@ def sometimes_cancel_finds_prompt_not_inserted(pre, step):
 
 
 @_sometimes()
-def sometimes_acknowledged_live_only_not_replayed(pre, step):
+def sometimes_acknowledged_live_only_not_replayed(pre: System, step: Step):
     """A replay leaves out an acknowledged live-only message."""
     if step.action[0] == "AgentResume" and step.action[2] != "none":
         acked = {r.mid for r in pre.agent.reqs if any(a[0] == "ok" for a in r.answers)}

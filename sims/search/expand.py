@@ -14,7 +14,7 @@ import numpy as np
 from .storage import CHECK_EVERY, FINGERPRINTS
 
 if TYPE_CHECKING:  # compiled, a step's fields are read by their index
-    from ...model.state import Step
+    from ...model import Step
 
 __all__ = ["expand_states", "flush"]
 
@@ -78,7 +78,8 @@ def expand_states(shard, states, claims: list, found_type) -> int:
                 post, g = got
             if fresh is not None:
                 concrete = step.state
-                if fresh(s, step) or (post is not concrete and concrete not in commutes and renumbers(concrete)):
+                # ``renumbers`` before the lookup: it is rarely true, and the lookup hashes a whole state
+                if fresh(s, step) or (post is not concrete and renumbers(concrete) and concrete not in commutes):
                     guard(s, step, post)
             if graph:
                 dsts.add(g)

@@ -135,7 +135,7 @@ class Shard:
         model = self.model
         why = model.check_fresh_ids(s, step)
         concrete = step.state
-        if not why and post is not concrete and concrete not in self._commutes and model.renumbers(concrete):
+        if not why and post is not concrete and model.renumbers(concrete) and concrete not in self._commutes:
             why = model.check_commutes(concrete, post, self.canon, FINGERPRINTS[self.fpname], model.next_steps)
             if not why:
                 # a state reached again by another step is simulated by its representative as before
