@@ -55,6 +55,7 @@ COMPILED = (
     "model/properties/witnesses.py",
     "model/properties/keys.py",
     "sims/search/expand.py",
+    "sims/search/fingerprint.py",
 )
 #: the import package's folders in the checkout (pyproject.toml's package-dir)
 ROOTS = {"acp_lifecycle": "acp_lifecycle", "model": "acp_lifecycle.model", "sims": "acp_lifecycle.sims"}

@@ -105,6 +105,31 @@ def test_the_portable_fingerprint_does_not_depend_on_the_process():
     assert int(out) == engine.portable_fingerprint(s)
 
 
+def test_the_local_fingerprint_is_a_function_of_the_value():
+    """The judges' memory is hashed once per object (sims/search/fingerprint.py): equal states give one
+    fingerprint whatever objects make them, before and after the remembered hashes are forgotten, and
+    states that differ only in their memory differ."""
+    import copy
+
+    from acp_lifecycle.model import Lifecycle
+    from acp_lifecycle.sims.search import fingerprint
+
+    model = Lifecycle(get_suite("multi-client").members[0])
+    (s,) = model.init_states()
+    states = [step.state for step in model.next_steps(s)]
+    f = fingerprint.local_fingerprint
+    first = [f(t) for t in states]
+    twins = [copy.deepcopy(t) for t in states]  # equal values, other objects (the memory's too)
+    assert all(t.seen is not u.seen or not t.seen for t, u in zip(states, twins))
+    assert [f(t) for t in twins] == first
+    fingerprint._HASHES.clear()
+    assert [f(t) for t in states] == first
+    assert len({f(t) for t in states}) == len(set(states))
+    changed = [(t._replace(seen=((object(),),) + t.seen[1:]), t) for t in states if t.seen]
+    assert changed and all(f(u) != f(t) for u, t in changed)
+    assert f((1, "x")) == hash((1, "x"))  # not a state: Python's hash
+
+
 def test_bottom_cycles_are_found_on_an_integer_graph():
     # 0 -> 1 -> 2 -> 1 (a bottom cycle), 0 -> 3 (terminal), 4 -> 4 (a self-loop)
     src = np.array([0, 1, 2, 0, 4])

@@ -15,6 +15,8 @@ __all__ = ["JudgeSet"]
 
 #: memories remembered per judge set before they are all forgotten
 MEMO_SIZE = 50_000
+#: memories remembered by identity (``observer``)
+BY_ID_SIZE = 4096
 
 
 class JudgeSet:
@@ -37,6 +39,8 @@ class JudgeSet:
             for t in j.types:
                 self.stateful_by_type.setdefault(t, []).append((k, j))
         self._memo: dict = {}
+        #: id(memory) -> (memory, its answers): the memories met last, looked up without hashing them
+        self._by_id: dict = {}
         #: whether a judge reads ``Sent`` (every update or request the agent sends): only then is it made
         self.reads_sent = Sent in self.by_type or Sent in self.stateful_by_type
 
@@ -61,12 +65,22 @@ class JudgeSet:
     def observer(self, seen: tuple):
         """``observe`` for the memory ``seen``, which the steps of one state share: hashed once for
         them all (answers remembered per memory, up to ``MEMO_SIZE`` memories, then all forgotten)."""
-        memo = self._memo
-        answers = memo.get(seen)
-        if answers is None:
-            if len(memo) >= MEMO_SIZE:
-                memo.clear()
-            answers = memo[seen] = {}
+        # the memory object met last (a state's memory is often the very object another state has:
+        # ``judged`` below hands out the one it made) by identity, before hashing it
+        by_id = self._by_id
+        got = by_id.get(id(seen))
+        if got is not None and got[0] is seen:
+            answers = got[1]
+        else:
+            memo = self._memo
+            answers = memo.get(seen)
+            if answers is None:
+                if len(memo) >= MEMO_SIZE:
+                    memo.clear()
+                answers = memo[seen] = {}
+            if len(by_id) >= BY_ID_SIZE:
+                by_id.clear()
+            by_id[id(seen)] = (seen, answers)
         compute = self._observe
 
         def judged(events: list) -> tuple[tuple, tuple]:

@@ -22,6 +22,8 @@ import numpy as np
 
 from acp_lifecycle.model import System
 
+from .fingerprint import local_fingerprint
+
 __all__ = ["BLOCK", "CHECK_EVERY", "COMPRESS_AT", "FINGERPRINTS", "no_gc", "portable_fingerprint"]
 
 
@@ -51,7 +53,9 @@ def portable_fingerprint(key) -> int:
     return int.from_bytes(d, "little", signed=True)
 
 
-FINGERPRINTS: dict[str, Callable] = {"local": hash, "portable": portable_fingerprint}
+#: "local": Python's ``hash``, the judges' memory hashed once per object (``fingerprint.py``), for one
+#: process and the processes forked from it; "portable": the same everywhere
+FINGERPRINTS: dict[str, Callable] = {"local": local_fingerprint, "portable": portable_fingerprint}
 
 
 @contextmanager
