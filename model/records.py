@@ -31,7 +31,7 @@ def compile_replace(cls) -> None:
 
 
 #: the records' fields by name: record class -> {field: index}
-_INDEX: dict[type, dict[str, int]] = {}
+_INDEX: Final[dict[type, dict[str, int]]] = {}
 #: ``tuple.__new__``, looked up once (compiled, a call of ``tuple.__new__`` looks the method up each time)
 _TUPLE_NEW: Final = tuple.__new__
 

@@ -9,7 +9,7 @@ clients); ``system.py`` composes them into ``successors``.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from .config import Config
 from .judges import start
@@ -76,13 +76,15 @@ ACTION_KINDS = (
 )
 
 # JSON-RPC error codes the model uses.
-ERR_CANCELLED = -32800  # request cancelled ($/cancel_request, session/cancel)
-ERR_INVALID = -32602  # rejected before insertion (invalid input, busy, failure)
-ERR_FAILURE = -32000  # provider failure after insertion ("Authentication required")
-ERR_INTERNAL = -32603  # error object put beside a normal stop reason by a bug
+ERR_CANCELLED: Final = -32800  # request cancelled ($/cancel_request, session/cancel)
+ERR_INVALID: Final = -32602  # rejected before insertion (invalid input, busy, failure)
+ERR_FAILURE: Final = -32000  # provider failure after insertion ("Authentication required")
+ERR_INTERNAL: Final = -32603  # error object put beside a normal stop reason by a bug
 
-IDLE, RUNNING, REQUIRES_ACTION = "idle", "running", "requires_action"
-NOT_INSERTED = ("received", "held", "reserved")
+IDLE: Final = "idle"
+RUNNING: Final = "running"
+REQUIRES_ACTION: Final = "requires_action"
+NOT_INSERTED: Final = ("received", "held", "reserved")
 
 
 class Req(NamedTuple):

@@ -38,14 +38,14 @@ concrete state of a real run.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Callable
+from typing import Callable, Final
 
 from .composition import Composition, composition
 from .config import RFD_RULES, Config, Rules
 from .state import Agent, Msg, Req, Step, System
 
 #: bitmask fields of a conversation message with one bit per client
-_MASKS = ("owed", "audience")
+_MASKS: Final = ("owed", "audience")
 if not set(_MASKS) <= set(Msg._fields):  # a renamed field would silently escape the renumbering
     raise ImportError(f"symmetry: Msg has no field {sorted(set(_MASKS) - set(Msg._fields))}")
 
@@ -284,7 +284,7 @@ def permute_clients(s: System, order: list[int], comp: Composition | None = None
 
 
 #: Msg's client bitmasks by position
-_MASK_AT = tuple(Msg._fields.index(f) for f in _MASKS)
+_MASK_AT: Final = tuple(Msg._fields.index(f) for f in _MASKS)
 
 
 def _permute_masks(m: Msg, bits) -> Msg:
@@ -322,7 +322,7 @@ def _renaming(order: tuple) -> tuple:
     return got
 
 
-_RENAMINGS: dict[tuple, tuple] = {}
+_RENAMINGS: Final[dict[tuple, tuple]] = {}
 
 
 # --- the reduction's assumptions, checked on the run ---------------------------------
@@ -361,7 +361,7 @@ def _ids_before(pre: System) -> set:
     return _before[1]
 
 
-_before: list = [None, set()]
+_before: Final[list] = [None, set()]
 
 
 def _fresh(a: Agent, b: Agent, before: set) -> bool:

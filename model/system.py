@@ -55,6 +55,8 @@ Abstractions, and why they are safe:
 
 from __future__ import annotations
 
+from typing import Final
+
 from . import parts as _parts
 from . import state as state_module
 from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answer, echo, end, insert, reject
@@ -170,7 +172,7 @@ def _flush(step: Step, rules: Rules, comp: Composition = NONE) -> Step:
     return step._replace(state=s._replace(clients=tuple(clients), down=((),) * len(clients)))
 
 
-_RECEIVED: list = [None, {}]
+_RECEIVED: Final[list] = [None, {}]
 
 
 def _received(rules: Rules) -> dict:
@@ -197,7 +199,8 @@ def _transport(s: System, cfg: Config, rules: Rules, out: list[Step], p: _parts.
 
 
 #: the model's own parts (``parts.py``): what a mutant changes one of
-_DEFAULT = _parts.DEFAULT = _parts.Parts(
+_DEFAULT: Final = _parts.Parts(
     agent_receive, agent_prompts, agent_work, agent_faults, clients, client_receive,
     end, reject, insert, echo, answer,
 )
+_parts.DEFAULT = _DEFAULT

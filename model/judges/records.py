@@ -5,6 +5,8 @@ the model's own bookkeeping."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from ..observed import (
     CancelRequest,
     Closed,
@@ -66,13 +68,13 @@ def record_of_client(msg: tuple):
     return None
 
 
-_ABSENT = object()
-_CLOSED = Closed()
-_CANCEL = SessionCancel()
+_ABSENT: Final = object()
+_CLOSED: Final = Closed()
+_CANCEL: Final = SessionCancel()
 #: ``record_of_model`` of the messages met so far (a record is a value: a search makes the same few
 #: hundred messages again and again, and a record made by its class's interpreted ``__new__`` costs more
 #: than looking it up)
-_MODEL_RECORDS: dict = {}
+_MODEL_RECORDS: Final[dict] = {}
 
 
 def events_of_step(pre, step, records=None, sent: dict | None = None) -> list:

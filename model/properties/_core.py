@@ -4,7 +4,7 @@ property applies (``APPLIES``) and the small readers of a step the rules share."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Final
 
 from ... import docstring
 from ..clauses import CITATIONS, lookup
@@ -257,7 +257,7 @@ def idle_updates(step: Step) -> tuple:
 
 #: the last ``emitted`` read and its (state updates, idle updates): the properties of one step
 #: ask in turn, so it is worked out once a step (the tuple itself is kept: its id is not reused)
-_LAST: list = [None, ((), ())]
+_LAST: Final[list] = [None, ((), ())]
 
 
 def _updates(emitted: tuple) -> tuple:

@@ -24,7 +24,7 @@ KEPT: Final = 4096
 #: the index of ``System.seen``
 _SEEN: Final = System._fields.index("seen")
 #: id(memory) -> (memory, its hash)
-_HASHES: dict[int, tuple] = {}
+_HASHES: Final[dict[int, tuple]] = {}
 
 
 def local_fingerprint(s: object) -> int:
