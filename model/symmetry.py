@@ -42,6 +42,7 @@ from typing import Callable, Final
 
 from .composition import Composition, composition
 from .config import RFD_RULES, Config, Rules
+from .records import replace_fields
 from .state import Agent, Msg, Req, Step, System
 
 #: bitmask fields of a conversation message with one bit per client
@@ -240,7 +241,7 @@ def _sort_clients(s: System, comp: Composition) -> System:
                 down[c],
                 seen[c],
                 a.attached >> c & 1,
-                tuple(getattr(m, f) >> c & 1 for m in conv for f in _MASKS),
+                tuple(m[i] >> c & 1 for m in conv for i in _MASK_AT),
                 tuple(i for i, r in enumerate(reqs) if r.cid == c),
             )
             for c in range(n)
@@ -288,10 +289,7 @@ _MASK_AT: Final = tuple(Msg._fields.index(f) for f in _MASKS)
 
 
 def _permute_masks(m: Msg, bits) -> Msg:
-    fields = list(m)
-    for i in _MASK_AT:
-        fields[i] = bits(fields[i])
-    return tuple.__new__(Msg, fields)
+    return replace_fields(m, _MASKS, tuple([bits(m[i]) for i in _MASK_AT]))  # type: ignore[return-value]
 
 
 def _renaming(order: tuple) -> tuple:

@@ -14,7 +14,7 @@ import numpy as np
 from .storage import CHECK_EVERY, FINGERPRINTS
 
 if TYPE_CHECKING:  # compiled, a step's fields are read by their index
-    from ...model import Step
+    from ...model import Property, Step
 
 __all__ = ["expand_states", "flush"]
 
@@ -129,6 +129,7 @@ def _check(checks, ps, found: dict, found_type, length: int, f: int, s, step) ->
     """Check the properties ``ps`` on state ``s`` (``step`` None: an always property) or on ``step``
     from ``s``; record what they find (``found``) and drop the properties now settled."""
     hit = False
+    p: Property
     for p in ps:
         if (p.check(s) if step is None else p.check(s, step)):
             found[p.id] = found_type(p.id, length, f, None if step is None else step.action)
