@@ -402,11 +402,24 @@ def check_fresh_ids(pre: System, step: Step, rules: Rules = RFD_RULES) -> str:
     for _, msg in step.emitted:
         for i in ids_at.get(msg[0], ()):
             mid = msg[i]
-            if mid and after is None:
-                after = _ids(step.state)
-            if mid and mid not in after:
+            if mid and not (mid in after if after is not None else _holds(b, mid)):
                 return f"{_label(step)} sent message ID {mid}, which no message of the agent holds"
     return ""
+
+
+def _holds(a: Agent, mid: int) -> bool:
+    """``mid in _ids(...)`` for the agent ``a``, without making the set (the conversation first: a message
+    names a message of it, most of the time)."""
+    for msg in a.conv:
+        if msg.mid == mid:
+            return True
+    for r in a.reqs:
+        if r.mid == mid:
+            return True
+    for m, _ in a.issued:
+        if m == mid:
+            return True
+    return False
 
 
 def renumbers(s: System, rules: Rules = RFD_RULES) -> bool:
