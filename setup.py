@@ -41,6 +41,7 @@ COMPILED = (
     "model/agent.py",
     "model/clients.py",
     "model/system.py",
+    "model/composed.py",
     "model/symmetry.py",
     "model/judges/_judge.py",
     "model/judges/messages.py",

@@ -40,6 +40,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Callable, Final
 
+from .composed import composed
 from .composition import Composition, composition
 from .config import RFD_RULES, Config, Rules
 from .records import replace_fields
@@ -398,7 +399,7 @@ def check_fresh_ids(pre: System, step: Step, rules: Rules = RFD_RULES) -> str:
         for m in after - _ids_before(pre):
             if not a.next_id <= m < b.next_id:
                 return f"{_label(step)} made message ID {m}, which its counter ({a.next_id}) did not give out"
-    ids_at = composition(rules).ids_at
+    ids_at = composed(rules).ids_at
     for _, msg in step.emitted:
         for i in ids_at.get(msg[0], ()):
             mid = msg[i]
@@ -424,7 +425,7 @@ def _holds(a: Agent, mid: int) -> bool:
 
 def renumbers(s: System, rules: Rules = RFD_RULES) -> bool:
     """Whether the representative of ``s`` renames its message IDs."""
-    return _renumber_ids(s, None, composition(rules)) is not s
+    return _renumber_ids(s, None, composed(rules)) is not s
 
 
 def check_commutes(concrete: System, rep: System, canon, fingerprint, next_steps) -> str:

@@ -61,6 +61,7 @@ from . import parts as _parts
 from . import state as state_module
 from .agent import agent_faults, agent_prompts, agent_receive, agent_work, answer, echo, end, insert, reject
 from .clients import client_receive, clients
+from .composed import composed
 from .composition import NONE, Composition, composition
 from .config import RFD_RULES, Config, Rules
 from .judges import SENT, events_of_step
@@ -95,7 +96,7 @@ def successors(s: System, cfg: Config, rules: Rules) -> list[Step]:
     A start made without the rules (``initial_state(cfg)``, no proposal's state in it) is taken as theirs."""
     out: list[Step] = []
     p = rules.parts or _DEFAULT
-    comp = composition(rules)  # remembered for the last rules asked (composition.py)
+    comp = composed(rules)  # the last rules asked (composed.py)
     if comp is not NONE and len(s.ext) != len(comp.proposals) and not s.ext and s == _core_initial_state(cfg):
         s = initial_state(cfg, rules)
     _transport(s, cfg, rules, out, p, comp)
@@ -146,7 +147,7 @@ def _without_state_updates(pre: System, step: Step) -> Step:
 def _flush(step: Step, rules: Rules, comp: Composition = NONE) -> Step:
     """Deliver everything the step sent to the clients at once (down_latency=False)."""
     s = step.state
-    if not any(s.down):
+    if not any(chan for chan in s.down):  # a generator: mypyc makes the loop (``any(s.down)`` is a call)
         return step
     if comp.client_receive:
         for c, chan in enumerate(s.down):
