@@ -444,8 +444,8 @@ def every_judge(rules: Rules) -> JudgeSet:
 
 def composition(rules: Rules) -> "Composition":
     """What the proposals of ``rules`` add (``NONE`` when it composes none), made once per rule set."""
-    if rules is _LAST[0]:  # a search asks for the same rules at every step (``Rules`` is frozen)
-        return _LAST[1]
+    if rules is LAST[0]:  # a search asks for the same rules at every step (``Rules`` is frozen)
+        return LAST[1]
     names = rules.all_proposals
     if not names:
         got = NONE
@@ -454,12 +454,12 @@ def composition(rules: Rules) -> "Composition":
         got = _CACHE.get(key)
         if got is None:
             got = _CACHE[key] = Composition(rules)
-    _LAST[0], _LAST[1] = rules, got
+    LAST[0], LAST[1] = rules, got
     return got
 
 
-#: the rules asked last and their composition
-_LAST: list = [None, None]
+#: the rules asked last and their composition (``composed.py`` reads it from compiled code)
+LAST: list = [None, None]
 
 
 NONE = Composition(Rules())

@@ -343,14 +343,19 @@ class SymmetryBroken(Exception):
 
 def _ids(s: System) -> set:
     """Every message ID the agent's state holds."""
-    a = s.agent
-    out = {m.mid for m in a.conv}
+    return set(_held(s.agent))
+
+
+def _held(a: Agent):
+    """The message IDs the agent ``a`` holds, one at a time (one may come twice): its conversation's, its
+    requests' (0: none yet) and those it ever issued."""
+    for msg in a.conv:
+        yield msg.mid
     for r in a.reqs:
-        if r.mid:  # 0: no ID yet
-            out.add(r.mid)
+        if r.mid:
+            yield r.mid
     for m, _ in a.issued:
-        out.add(m)
-    return out
+        yield m
 
 
 def _ids_before(pre: System) -> set:
@@ -403,24 +408,9 @@ def check_fresh_ids(pre: System, step: Step, rules: Rules = RFD_RULES) -> str:
     for _, msg in step.emitted:
         for i in ids_at.get(msg[0], ()):
             mid = msg[i]
-            if mid and not (mid in after if after is not None else _holds(b, mid)):
+            if mid and not (mid in after if after is not None else any(m == mid for m in _held(b))):
                 return f"{_label(step)} sent message ID {mid}, which no message of the agent holds"
     return ""
-
-
-def _holds(a: Agent, mid: int) -> bool:
-    """``mid in _ids(...)`` for the agent ``a``, without making the set (the conversation first: a message
-    names a message of it, most of the time)."""
-    for msg in a.conv:
-        if msg.mid == mid:
-            return True
-    for r in a.reqs:
-        if r.mid == mid:
-            return True
-    for m, _ in a.issued:
-        if m == mid:
-            return True
-    return False
 
 
 def renumbers(s: System, rules: Rules = RFD_RULES) -> bool:

@@ -209,8 +209,7 @@ class Frontier:
         return chain.from_iterable(_unpacked(blocks))
 
     def extend(self, items) -> None:
-        for s, f in items:
-            self.add(s, f)
+        self.take(list(items))
 
 
 def _unpacked(blocks: list):
